@@ -1,0 +1,70 @@
+# castable — build, test and benchmark entry points.
+#
+# The C libraries are optional. The Makefile detects each with pkg-config and
+# turns on the matching build tag; the pure-Go build is always tested too.
+#   libdeflate -> tag libdeflate (fast CRC32/Adler32 reference checksummers)
+#   zlib       -> tag zlib       (zlib CRC32 and combine, Cassandra-identical Deflate)
+#   liblz4     -> tag liblz4     (Cassandra-identical LZ4 chunks, faster compression)
+
+GO      ?= go
+PKG     ?= ./...
+FUZZTIME ?= 3s
+
+have = $(shell pkg-config --exists $(1) 2>/dev/null && echo $(2))
+TAGS := $(strip $(call have,libdeflate,libdeflate) $(call have,zlib,zlib) $(call have,liblz4,liblz4))
+comma := ,
+empty :=
+space := $(empty) $(empty)
+TAGFLAG := $(if $(TAGS),-tags $(subst $(space),$(comma),$(TAGS)),)
+
+.PHONY: all build demo test test-purego test-cgo test-race bench fuzz-smoke lint print-tags clean
+
+all: build
+
+## print-tags: the build tags chosen from the C libraries found
+print-tags:
+	@echo $(subst $(space),$(comma),$(TAGS))
+
+build:
+	CGO_ENABLED=0 $(GO) build $(PKG)
+	$(if $(TAGS),CGO_ENABLED=1 $(GO) build $(TAGFLAG) $(PKG),)
+
+## demo: the main job on built-in defaults
+demo:
+	$(GO) run $(TAGFLAG) ./perf/perf_checksum
+
+## test: every test, pure Go and (when the C libraries are present) with cgo
+test: lint test-purego test-cgo
+
+test-purego:
+	CGO_ENABLED=0 $(GO) test -count=1 $(PKG)
+
+test-cgo:
+ifneq ($(TAGS),)
+	CGO_ENABLED=1 $(GO) test -count=1 $(TAGFLAG) $(PKG)
+else
+	@echo "no C libraries found (libdeflate, zlib, liblz4): cgo tests skipped"
+endif
+
+## bench: the benchmark matrices
+bench:
+	$(GO) test $(TAGFLAG) -run '^$$' -bench . -benchmem $(PKG)
+
+## fuzz-smoke: every fuzz target for $(FUZZTIME)
+fuzz-smoke:
+	@set -e; for pkg in $$($(GO) list $(PKG)); do \
+	  for fz in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$fz"; \
+	    $(GO) test $(TAGFLAG) -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+## lint: gofmt and go vet (both builds)
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	CGO_ENABLED=0 $(GO) vet $(PKG)
+	$(if $(TAGS),CGO_ENABLED=1 $(GO) vet $(TAGFLAG) $(PKG),)
+
+clean:
+	$(GO) clean -testcache

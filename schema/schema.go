@@ -1,0 +1,130 @@
+// Package schema describes CQL types and tables as Cassandra 3.11 knows them:
+// the binary serialization of every type, its comparison order, its JSON and
+// string renderings as sstabledump prints them, its marshal class name, and
+// the table metadata (key and clustering columns, static and regular columns,
+// and the table options that change bytes on disk).
+//
+// Values are always handled in their serialized form ([]byte); the type knows
+// how to compare, validate and render them.
+package schema
+
+// Kind is the kind of a CQL type.
+type Kind uint8
+
+// The CQL type kinds. Native kinds come first, then the parameterised ones.
+const (
+	KindInvalid Kind = iota
+	KindAscii
+	KindBigint
+	KindBlob
+	KindBoolean
+	KindCounter
+	KindDate
+	KindDecimal
+	KindDouble
+	KindDuration
+	KindFloat
+	KindInet
+	KindInt
+	KindSmallint
+	KindText // text and varchar
+	KindTime
+	KindTimestamp
+	KindTimeuuid
+	KindTinyint
+	KindUUID
+	KindVarint
+	KindEmpty // org.apache.cassandra.db.marshal.EmptyType (hidden compact-storage columns)
+	KindList
+	KindSet
+	KindMap
+	KindTuple
+	KindUDT
+	// KindCustom is any marshal class this package does not model (for
+	// example the legacy DateType or a DynamicCompositeType). Its values are
+	// opaque bytes compared unsigned; Custom keeps the class name so the type
+	// round-trips.
+	KindCustom
+)
+
+// Type is a CQL type. Types are immutable once built; share them freely.
+type Type struct {
+	Kind Kind
+	// Frozen marks a frozen collection or UDT (a single cell holding the
+	// whole value). Tuples are always frozen.
+	Frozen bool
+	// Reversed marks a clustering column declared DESC
+	// (ReversedType(...)): values compare in the opposite order.
+	Reversed bool
+	// Params are the element types: [elem] for list and set, [key, value]
+	// for map, the component types for a tuple, the field types of a UDT.
+	Params []*Type
+	// FieldNames are the UDT field names, parallel to Params.
+	FieldNames []string
+	// Keyspace and Name identify a UDT.
+	Keyspace, Name string
+	// Custom is the fully qualified marshal class of a KindCustom type.
+	Custom string
+}
+
+// ColumnKind says which part of the primary key, if any, a column belongs to.
+type ColumnKind uint8
+
+// The column kinds, in the order Cassandra lists them.
+const (
+	PartitionKey ColumnKind = iota + 1
+	ClusteringKey
+	Static
+	Regular
+)
+
+// Column is a column of a table.
+type Column struct {
+	Name string
+	Type *Type
+	Kind ColumnKind
+	// Index is the column's position: within the partition key, within the
+	// clustering key, or within its kind's canonical order (for static and
+	// regular columns: simple columns first, then complex ones, each group
+	// by name bytes as Cassandra orders them).
+	Index int
+}
+
+// Table is the metadata of a CQL table. Build one with the cql package or
+// NewTable; the column slices are in canonical order and must not be changed.
+type Table struct {
+	Keyspace string
+	Name     string
+	// PartitionKey holds the partition key columns in declaration order.
+	PartitionKey []*Column
+	// Clustering holds the clustering columns in declaration order; a DESC
+	// column has a Reversed type.
+	Clustering []*Column
+	// Static and Regular hold the static and regular columns in canonical
+	// order.
+	Static  []*Column
+	Regular []*Column
+	// Options are the table options that change bytes on disk.
+	Options Options
+}
+
+// Options are the table options that change what is written to disk. The
+// zero value of a field means "Cassandra's default" (see each field).
+type Options struct {
+	// Compression is the table's compression map as written in CQL
+	// (keys such as "class", "sstable_compression", "chunk_length_in_kb",
+	// "chunk_length_kb", "crc_check_chance", or codec-specific options).
+	// Nil means Cassandra's default: LZ4Compressor with 64 KiB chunks. A map
+	// whose class is the empty string means uncompressed.
+	Compression map[string]string
+	// BloomFilterFPChance is bloom_filter_fp_chance; 0 means 0.01.
+	BloomFilterFPChance float64
+	// MinIndexInterval is min_index_interval; 0 means 128.
+	MinIndexInterval int
+	// MaxIndexInterval is max_index_interval; 0 means 2048.
+	MaxIndexInterval int
+	// CRCCheckChance is crc_check_chance; 0 means 1.0.
+	CRCCheckChance float64
+	// CompactStorage is set by WITH COMPACT STORAGE.
+	CompactStorage bool
+}

@@ -1,0 +1,198 @@
+package sstables
+
+import (
+	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+)
+
+// Format is one SSTable format version ("mc", "la"). The version packages
+// implement it; flush and the tools use nothing else of them.
+type Format interface {
+	// Version is the two-letter version string written in file names.
+	Version() string
+	// NewWriter starts a new SSTable of table in opts.Dir with generation
+	// opts.Generation. Nothing is visible under the final names until
+	// Writer.Finish succeeds.
+	NewWriter(table *schema.Table, opts WriterOptions) (Writer, error)
+	// Open opens the complete SSTable desc. table may be nil when the
+	// version can recover the schema from its own metadata (mc's
+	// serialization header); la without a schema reads values as blobs.
+	Open(desc Descriptor, table *schema.Table, opts ReaderOptions) (Reader, error)
+}
+
+// Writer writes one SSTable. Partitions must come in partition order (token,
+// then key bytes; see package dht) and rows and markers in clustering order.
+//
+// A Writer's errors are sticky: after a failed call every later call returns
+// the same error, and the caller must Abort. Finish or Abort must be called
+// exactly once; Abort removes every file the writer created.
+type Writer interface {
+	// Append writes a whole partition. The writer does not keep p.
+	Append(p *mutation.Partition) error
+	// StartPartition, AppendRow, AppendMarker and EndPartition write a
+	// partition piece by piece, for partitions too large to hold at once.
+	// StartPartition uses p's Key, Token, Deletion and Static and ignores its
+	// Rows and Markers.
+	StartPartition(p *mutation.Partition) error
+	AppendRow(r *mutation.Row) error
+	AppendMarker(m *mutation.RangeTombstoneMarker) error
+	EndPartition() error
+	// Finish writes the remaining components, syncs them, writes TOC.txt
+	// last and makes the SSTable visible under its final names.
+	Finish() (*WriteResult, error)
+	// Abort removes everything the writer created. It is safe to call after
+	// a failed Finish and returns the first removal error, if any.
+	Abort() error
+}
+
+// WriteResult describes a finished SSTable.
+type WriteResult struct {
+	Descriptor Descriptor
+	// Components are the components written, TOC.txt included.
+	Components []Component
+	Partitions int64
+	// Rows counts clustering rows and non-empty static rows.
+	Rows int64
+	// Cells counts cells (complex elements included, tombstones included).
+	Cells int64
+	// DataLength is the uncompressed length of Data.db's content;
+	// DataFileSize is its size on disk.
+	DataLength   int64
+	DataFileSize int64
+	// BytesWritten is the total size of all components.
+	BytesWritten int64
+	// Digest is the whole-file checksum of Data.db as written to Digest.*.
+	Digest uint32
+}
+
+// WriterOptions configure a Writer. The zero value of every field means the
+// default given in its comment.
+type WriterOptions struct {
+	// Dir is the directory to write into (required).
+	Dir string
+	// Generation is the SSTable generation (required, > 0).
+	Generation int
+	// FS is the filesystem to write through; nil means the OS filesystem.
+	FS FS
+	// Compression selects the codec and chunk length; the zero value means
+	// the table's options (schema.Options.Compression), which default to
+	// Cassandra's LZ4 with 64 KiB chunks.
+	Compression *compress.Params
+	// Jobs is the number of goroutines compressing chunks; 0 means
+	// runtime.GOMAXPROCS(0), 1 compresses inline.
+	Jobs int
+	// ExpectedPartitions sizes the bloom filter; Cassandra's flush passes the
+	// exact partition count, which makes Filter.db reproducible. 0 means the
+	// writer keeps the keys' hashes and sizes the filter at Finish from the
+	// real count.
+	ExpectedPartitions int64
+	// ColumnIndexSize is column_index_size_in_kb in bytes: the promoted
+	// index cuts a block after this many bytes. 0 means 64 KiB.
+	ColumnIndexSize int
+	// Stats are facts about the data to be written that formats need before
+	// writing it (mc's serialization header). The zero value means "unknown":
+	// a writer that needs them uses safe defaults.
+	Stats DataStats
+	// HeaderAllColumns lists every table column in mc's serialization
+	// header instead of only the columns that occur (Stats.Columns).
+	HeaderAllColumns bool
+	// ScyllaShadowable encodes shadowable row deletions with ScyllaDB's row
+	// extended flag 0x80 instead of Cassandra's 0x02.
+	ScyllaShadowable bool
+	// Metadata carries Statistics.db values that do not follow from the
+	// data; the zero value is what a memtable flush writes.
+	Metadata Metadata
+}
+
+// DataStats are the minima Cassandra's memtable tracks and the columns it
+// saw; mc delta-encodes times against the minima and lists the columns in its
+// serialization header.
+type DataStats struct {
+	// Known says the fields below are filled in.
+	Known bool
+	// MinTimestamp is the smallest timestamp of any liveness, cell or
+	// deletion (µs).
+	MinTimestamp int64
+	// MinLocalDeletionTime is the smallest local deletion time of any
+	// tombstone or expiring cell/liveness (s).
+	MinLocalDeletionTime int32
+	// MinTTL is the smallest TTL of any expiring cell/liveness (s).
+	MinTTL int32
+	// Columns are the static and regular columns that occur in the data
+	// (with a cell or a complex deletion); nil means all of the table's.
+	Columns []*schema.Column
+}
+
+// Metadata are Statistics.db values that come from outside the data.
+type Metadata struct {
+	// RepairedAt is the repair time in ms (0 = unrepaired).
+	RepairedAt int64
+	// Level is the LCS level (0 for flushes).
+	Level int
+	// Ancestors are the generations compacted into this SSTable (la only).
+	Ancestors []int
+	// CommitLogIntervals are the commit log ranges the data came from;
+	// empty means none.
+	CommitLogIntervals []CommitLogInterval
+	// OriginatingHostID is the host id written by newer 3.x versions (me);
+	// nil for mc and la.
+	OriginatingHostID []byte
+}
+
+// CommitLogPosition is a position in the commit log.
+type CommitLogPosition struct {
+	SegmentID int64
+	Position  int32
+}
+
+// CommitLogInterval is a range of the commit log.
+type CommitLogInterval struct {
+	Lower, Upper CommitLogPosition
+}
+
+// ReaderOptions configure a Reader.
+type ReaderOptions struct {
+	// FS is the filesystem to read through; nil means the OS filesystem.
+	FS FS
+	// CRCCheckChance is the probability that a chunk's checksum is verified
+	// when read; 0 means the value stored with the SSTable or the table's,
+	// defaulting to 1. Verify always checks every chunk.
+	CRCCheckChance float64
+}
+
+// Reader reads one SSTable.
+type Reader interface {
+	// Descriptor names the SSTable.
+	Descriptor() Descriptor
+	// Table is the schema used to decode the data.
+	Table() *schema.Table
+	// Scan returns a scanner positioned before the first partition.
+	Scan() (Scanner, error)
+	// Get looks up a partition by serialized key through Summary.db,
+	// Index.db and Data.db; it returns nil, nil when the key is absent.
+	Get(key []byte) (*mutation.Partition, error)
+	// Verify checks every chunk checksum, the digest, and that every
+	// component parses; the error names file, component and offset.
+	Verify() error
+	// Close releases the reader's files.
+	Close() error
+}
+
+// Scanner walks the partitions of an SSTable in order, row by row, so that a
+// partition never has to be held in memory as a whole.
+type Scanner interface {
+	// NextPartition advances to the next partition and returns its header:
+	// Key, Token, Deletion and Static are set, Rows and Markers are empty.
+	// It returns io.EOF after the last partition. Rows of the previous
+	// partition that were not read are skipped.
+	NextPartition() (*mutation.Partition, error)
+	// Next returns the next row or marker of the current partition (exactly
+	// one of the two is non-nil) and nil, nil, nil at the partition's end.
+	// The returned values are valid until the next call.
+	Next() (*mutation.Row, *mutation.RangeTombstoneMarker, error)
+	// Position is the uncompressed Data.db offset of the current partition.
+	Position() int64
+	// Close releases the scanner.
+	Close() error
+}
