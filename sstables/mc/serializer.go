@@ -1,0 +1,541 @@
+package mc
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+)
+
+// dataSink receives the uncompressed Data.db stream.
+type dataSink interface {
+	Write(p []byte) (int, error)
+	// Position is the uncompressed offset of the next byte written.
+	Position() int64
+}
+
+// serializer turns partitions into Data.db bytes (layout.go), builds each
+// partition's Index.db entry with its promoted index (index.go), and feeds
+// the collector. It reuses its buffers: writing a row allocates nothing once
+// they have grown.
+type serializer struct {
+	table            *schema.Table
+	enc              EncodingStats
+	scyllaShadowable bool
+	static, regular  columnList
+	nClust           int
+	clustFixed       []int
+	sink             dataSink
+	coll             *collector
+
+	buf     []byte // the unfiltered being assembled
+	body    []byte // the row body (after the size vint)
+	present []int  // header positions of the present columns of a row
+
+	// Partition state.
+	key          []byte
+	deletion     mutation.DeletionTime
+	partStart    int64
+	prevStart    int64 // start of the previous unfiltered, relative
+	headerLength int64
+	partCells    int64
+	lastPos      int64 // end of the last unfiltered, relative
+	idx          indexBuilder
+}
+
+func newSerializer(table *schema.Table, h *Header, static, regular []*schema.Column, opts serializerOptions) *serializer {
+	s := &serializer{
+		table:            table,
+		enc:              h.Stats,
+		scyllaShadowable: opts.scyllaShadowable,
+		static:           newColumnList(static, len(table.Static)),
+		regular:          newColumnList(regular, len(table.Regular)),
+		nClust:           len(table.Clustering),
+		clustFixed:       clusteringFixed(h.ClusteringTypes),
+		sink:             opts.sink,
+		coll:             opts.coll,
+	}
+	s.idx.blockSize = int64(opts.columnIndexSize)
+	return s
+}
+
+type serializerOptions struct {
+	scyllaShadowable bool
+	columnIndexSize  int
+	sink             dataSink
+	coll             *collector
+}
+
+func (s *serializer) write(p []byte) error {
+	_, err := s.sink.Write(p)
+	return err
+}
+
+// startPartition writes the partition header and the static row (always,
+// when the header has static columns).
+func (s *serializer) startPartition(key []byte, deletion mutation.DeletionTime, static *mutation.Row) error {
+	if len(key) > maxKeyLength {
+		return fmt.Errorf("partition key of %d bytes exceeds the format's %d", len(key), maxKeyLength)
+	}
+	if len(key) == 0 {
+		return fmt.Errorf("empty partition key")
+	}
+	s.key = append(s.key[:0], key...)
+	s.deletion = deletion
+	s.partStart = s.sink.Position()
+	s.partCells = 0
+	s.idx.reset()
+	s.coll.deletion(deletion)
+
+	b := s.buf[:0]
+	b = binary.BigEndian.AppendUint16(b, uint16(len(key)))
+	b = append(b, key...)
+	b = appendFixedDeletionTime(b, deletion)
+	s.buf = b
+	if err := s.write(b); err != nil {
+		return err
+	}
+	if len(s.static.cols) > 0 {
+		if err := s.writeRow(static, true); err != nil {
+			return err
+		}
+	} else if static != nil && !rowIsEmpty(static) {
+		return fmt.Errorf("partition has static data but the serialization header lists no static column")
+	}
+	s.headerLength = s.sink.Position() - s.partStart
+	s.prevStart = 0
+	s.lastPos = s.headerLength
+	return nil
+}
+
+// endPartition writes the end-of-partition byte and returns the partition's
+// size in bytes and its Index.db entry (valid until the next partition).
+func (s *serializer) endPartition(entry []byte) ([]byte, int64, error) {
+	s.buf = append(s.buf[:0], flagEndOfPartition)
+	if err := s.write(s.buf); err != nil {
+		return entry, 0, err
+	}
+	size := s.sink.Position() - s.partStart
+	s.idx.finish(size)
+	entry = s.idx.appendEntry(entry, s.key, s.partStart, s.headerLength, s.deletion)
+	return entry, size, nil
+}
+
+func rowIsEmpty(r *mutation.Row) bool {
+	return len(r.Cells) == 0 && len(r.ComplexDeletions) == 0 && r.Liveness.IsEmpty() &&
+		r.Deletion.IsLive() && r.ShadowableDeletion.IsLive()
+}
+
+// writeRow writes a clustering row or (isStatic) the static row.
+func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
+	cols := &s.regular
+	if isStatic {
+		cols = &s.static
+		if r == nil {
+			r = &emptyRow
+		}
+	}
+	start := s.sink.Position() - s.partStart
+	deletion := r.Deletion
+	shadowable := r.DeletionShadowable
+	scyllaShadow := mutation.Live
+	if !r.ShadowableDeletion.IsLive() {
+		switch {
+		case s.scyllaShadowable:
+			scyllaShadow = r.ShadowableDeletion
+		case deletion.IsLive() || r.ShadowableDeletion.MarkedForDeleteAt > deletion.MarkedForDeleteAt:
+			// Cassandra keeps one row deletion; a shadowable one that is
+			// newer replaces the regular one.
+			deletion, shadowable = r.ShadowableDeletion, true
+		}
+	}
+
+	// First pass: which header columns are present, and is any complex
+	// deletion set.
+	present, hasComplexDeletion, err := s.presentColumns(r, cols)
+	if err != nil {
+		return err
+	}
+
+	var flags, ext byte
+	if isStatic {
+		ext |= extIsStatic
+	}
+	if !r.Liveness.IsEmpty() {
+		flags |= flagHasTimestamp
+		if r.Liveness.IsExpiring() {
+			flags |= flagHasTTL
+		}
+	}
+	if !deletion.IsLive() {
+		flags |= flagHasDeletion
+		if shadowable {
+			ext |= extHasShadowableDeletion
+		}
+	}
+	if !scyllaShadow.IsLive() {
+		ext |= extScyllaShadowable
+	}
+	if hasComplexDeletion {
+		flags |= flagHasComplexDeletion
+	}
+	allColumns := len(present) == len(cols.cols)
+	if allColumns {
+		flags |= flagHasAllColumns
+	}
+	if ext != 0 {
+		flags |= flagExtension
+	}
+
+	b := s.buf[:0]
+	b = append(b, flags)
+	if ext != 0 {
+		b = append(b, ext)
+	}
+	clustStart := len(b)
+	if !isStatic {
+		if len(r.Clustering) > s.nClust {
+			return fmt.Errorf("row clustering has %d components, the table %d", len(r.Clustering), s.nClust)
+		}
+		b, err = appendClusteringValues(b, r.Clustering, s.nClust, s.clustFixed)
+		if err != nil {
+			return err
+		}
+	}
+	clustEnd := len(b)
+
+	body := s.body[:0]
+	body = appendUvint(body, uint64(start-s.prevStart))
+	if flags&flagHasTimestamp != 0 {
+		body = s.enc.appendTimestamp(body, r.Liveness.Timestamp)
+	}
+	if flags&flagHasTTL != 0 {
+		body = s.enc.appendTTL(body, r.Liveness.TTL)
+		body = s.enc.appendLocalDeletionTime(body, r.Liveness.LocalExpirationTime)
+	}
+	if flags&flagHasDeletion != 0 {
+		body = s.enc.appendDeletionTime(body, deletion)
+	}
+	if ext&extScyllaShadowable != 0 {
+		body = s.enc.appendDeletionTime(body, scyllaShadow)
+	}
+	if !allColumns {
+		body = appendSubset(body, present, len(cols.cols))
+	}
+	body, columns, cells, err := s.appendColumns(body, r, cols, hasComplexDeletion)
+	if err != nil {
+		return err
+	}
+	s.body = body
+	b = appendUvint(b, uint64(len(body)))
+	b = append(b, body...)
+	s.buf = b
+	if err := s.write(b); err != nil {
+		return err
+	}
+
+	// Statistics.
+	c := s.coll
+	c.liveness(r.Liveness)
+	c.deletion(deletion)
+	c.deletion(scyllaShadow)
+	if !isStatic {
+		c.clustering(r.Clustering)
+	}
+	if !isStatic || !rowIsEmpty(r) {
+		c.row(columns)
+	}
+	s.partCells += cells
+
+	if !isStatic {
+		s.prevStart = start
+		end := start + int64(len(b))
+		s.idx.add(start, end, byte(mutation.ClusteringKind), b[clustStart:clustEnd], false, mutation.Live)
+		s.lastPos = end
+	}
+	return nil
+}
+
+var emptyRow = mutation.Row{Liveness: mutation.EmptyLiveness, Deletion: mutation.Live, ShadowableDeletion: mutation.Live}
+
+// presentColumns walks the row's cells and complex deletions (both ordered
+// by column) and returns the header positions of the present columns,
+// ascending, and whether a complex deletion is set.
+func (s *serializer) presentColumns(r *mutation.Row, cols *columnList) ([]int, bool, error) {
+	present := s.present[:0]
+	hasComplexDeletion := false
+	ci, di := 0, 0
+	last := -1
+	for ci < len(r.Cells) || di < len(r.ComplexDeletions) {
+		var col *schema.Column
+		if ci < len(r.Cells) {
+			col = r.Cells[ci].Column
+		}
+		if di < len(r.ComplexDeletions) {
+			dc := r.ComplexDeletions[di].Column
+			if col == nil || (dc != nil && dc.Index < col.Index) {
+				col = dc
+			}
+		}
+		pos := cols.position(col)
+		if pos < 0 {
+			return nil, false, fmt.Errorf("column %s is not in the serialization header", columnName(col))
+		}
+		if pos <= last {
+			return nil, false, fmt.Errorf("column %s: cells out of column order", columnName(col))
+		}
+		last = pos
+		info := &cols.cols[pos]
+		if di < len(r.ComplexDeletions) && cols.position(r.ComplexDeletions[di].Column) == pos {
+			if !info.complex {
+				return nil, false, fmt.Errorf("column %s: complex deletion on a simple column", columnName(col))
+			}
+			if !r.ComplexDeletions[di].Deletion.IsLive() {
+				hasComplexDeletion = true
+			}
+			di++
+		}
+		n := 0
+		for ci < len(r.Cells) && cols.position(r.Cells[ci].Column) == pos {
+			ci++
+			n++
+		}
+		if !info.complex && n != 1 {
+			return nil, false, fmt.Errorf("column %s: %d cells for a simple column", columnName(col), n)
+		}
+		present = append(present, pos)
+	}
+	s.present = present
+	return present, hasComplexDeletion, nil
+}
+
+func columnName(c *schema.Column) string {
+	if c == nil {
+		return "<nil>"
+	}
+	return c.Name
+}
+
+// appendSubset appends the column subset encoding of the present header
+// positions among n header columns.
+func appendSubset(dst []byte, present []int, n int) []byte {
+	if n < largeSubsetThreshold {
+		var bitmap uint64
+		for _, p := range present {
+			bitmap |= 1 << uint(p)
+		}
+		missing := ^bitmap
+		if n < 64 {
+			missing &= (1 << uint(n)) - 1
+		}
+		return appendUvint(dst, missing)
+	}
+	dst = appendUvint(dst, uint64(n-len(present)))
+	if len(present) < n/2 {
+		for _, p := range present {
+			dst = appendUvint(dst, uint64(p))
+		}
+		return dst
+	}
+	j := 0
+	for i := 0; i < n; i++ {
+		if j < len(present) && present[j] == i {
+			j++
+			continue
+		}
+		dst = appendUvint(dst, uint64(i))
+	}
+	return dst
+}
+
+// appendColumns appends the column data of r in header order. It returns
+// the number of columns counted for totalColumnsSet and of cells.
+func (s *serializer) appendColumns(dst []byte, r *mutation.Row, cols *columnList, hasComplexDeletion bool) ([]byte, int64, int64, error) {
+	var columns, cells int64
+	ci, di := 0, 0
+	var err error
+	for _, pos := range s.present {
+		info := &cols.cols[pos]
+		if !info.complex {
+			c := &r.Cells[ci]
+			ci++
+			dst, err = s.appendCell(dst, c, info, r.Liveness)
+			if err != nil {
+				return dst, 0, 0, err
+			}
+			columns++
+			cells++
+			continue
+		}
+		del := mutation.Live
+		if di < len(r.ComplexDeletions) && cols.position(r.ComplexDeletions[di].Column) == pos {
+			del = r.ComplexDeletions[di].Deletion
+			di++
+		}
+		if hasComplexDeletion {
+			dst = s.enc.appendDeletionTime(dst, del)
+		}
+		s.coll.deletion(del)
+		n := 0
+		for ci+n < len(r.Cells) && cols.position(r.Cells[ci+n].Column) == pos {
+			n++
+		}
+		dst = appendUvint(dst, uint64(n))
+		for k := 0; k < n; k++ {
+			dst, err = s.appendCell(dst, &r.Cells[ci+k], info, r.Liveness)
+			if err != nil {
+				return dst, 0, 0, err
+			}
+		}
+		ci += n
+		if n > 0 {
+			columns++
+		}
+		cells += int64(n)
+	}
+	return dst, columns, cells, nil
+}
+
+// appendCell appends one cell (layout.go) and records it in the collector.
+func (s *serializer) appendCell(dst []byte, c *mutation.Cell, info *colInfo, liveness mutation.LivenessInfo) ([]byte, error) {
+	isDeleted := c.IsTombstone()
+	isExpiring := c.TTL != mutation.NoTTL
+	hasValue := len(c.Value) > 0
+	useRowTimestamp := !liveness.IsEmpty() && c.Timestamp == liveness.Timestamp
+	useRowTTL := isExpiring && liveness.IsExpiring() && c.TTL == liveness.TTL &&
+		c.LocalDeletionTime == liveness.LocalExpirationTime
+
+	var flags byte
+	if isDeleted {
+		flags |= cellIsDeleted
+	}
+	if isExpiring {
+		flags |= cellIsExpiring
+	}
+	if !hasValue {
+		flags |= cellHasEmptyValue
+	}
+	if useRowTimestamp {
+		flags |= cellUseRowTimestamp
+	}
+	if useRowTTL {
+		flags |= cellUseRowTTL
+	}
+	dst = append(dst, flags)
+	if !useRowTimestamp {
+		dst = s.enc.appendTimestamp(dst, c.Timestamp)
+	}
+	if (isDeleted || isExpiring) && !useRowTTL {
+		dst = s.enc.appendLocalDeletionTime(dst, c.LocalDeletionTime)
+	}
+	if isExpiring && !useRowTTL {
+		dst = s.enc.appendTTL(dst, c.TTL)
+	}
+	if info.complex {
+		if c.Path == nil {
+			return dst, fmt.Errorf("column %s: element cell without a path", info.col.Name)
+		}
+		dst = appendUvint(dst, uint64(len(c.Path)))
+		dst = append(dst, c.Path...)
+	} else if c.Path != nil {
+		return dst, fmt.Errorf("column %s: simple cell with a path", info.col.Name)
+	}
+	if hasValue {
+		if info.fixed > 0 {
+			if len(c.Value) != info.fixed {
+				return dst, fmt.Errorf("column %s: value of %d bytes for a fixed-length type of %d", info.col.Name, len(c.Value), info.fixed)
+			}
+			dst = append(dst, c.Value...)
+		} else {
+			dst = appendUvint(dst, uint64(len(c.Value)))
+			dst = append(dst, c.Value...)
+		}
+	}
+	s.coll.cell(c)
+	if info.col.Type.Kind == schema.KindCounter && hasValue && hasLegacyCounterShards(c.Value) {
+		s.coll.legacyCounters = true
+	}
+	return dst, nil
+}
+
+// writeMarker writes a range tombstone marker.
+func (s *serializer) writeMarker(m *mutation.RangeTombstoneMarker) error {
+	start := s.sink.Position() - s.partStart
+	var first, second mutation.DeletionTime
+	boundary := false
+	open := false
+	switch m.Kind {
+	case mutation.InclStartBound, mutation.ExclStartBound:
+		first, open = m.Open, true
+	case mutation.InclEndBound, mutation.ExclEndBound:
+		first = m.Close
+	case mutation.ExclEndInclStartBoundary, mutation.InclEndExclStartBoundary:
+		first, second, boundary, open = m.Close, m.Open, true, true
+	default:
+		return fmt.Errorf("range tombstone marker of kind %d", m.Kind)
+	}
+	if len(m.Clustering) > s.nClust {
+		return fmt.Errorf("range tombstone bound has %d components, the table %d", len(m.Clustering), s.nClust)
+	}
+	b := s.buf[:0]
+	b = append(b, flagIsMarker, byte(m.Kind))
+	b = binary.BigEndian.AppendUint16(b, uint16(len(m.Clustering)))
+	var err error
+	b, err = appendClusteringValues(b, m.Clustering, len(m.Clustering), s.clustFixed)
+	if err != nil {
+		return err
+	}
+	prefixEnd := len(b)
+	body := s.body[:0]
+	body = appendUvint(body, uint64(start-s.prevStart))
+	body = s.enc.appendDeletionTime(body, first)
+	if boundary {
+		body = s.enc.appendDeletionTime(body, second)
+	}
+	s.body = body
+	b = appendUvint(b, uint64(len(body)))
+	b = append(b, body...)
+	s.buf = b
+	if err := s.write(b); err != nil {
+		return err
+	}
+	s.coll.clustering(m.Clustering)
+	s.coll.deletion(first)
+	if boundary {
+		s.coll.deletion(second)
+	}
+	s.prevStart = start
+	end := start + int64(len(b))
+	openDel := mutation.Live
+	if open {
+		openDel = m.Open
+	}
+	s.idx.add(start, end, byte(m.Kind), b[2:prefixEnd], true, openDel)
+	s.lastPos = end
+	return nil
+}
+
+// hasLegacyCounterShards reports whether a counter context holds local or
+// remote shards (pre-2.1 counters): a header entry >= 0 names a local shard,
+// and shards beyond the header entries are remote.
+func hasLegacyCounterShards(ctx []byte) bool {
+	if len(ctx) < 2 {
+		return false
+	}
+	n := int(int16(binary.BigEndian.Uint16(ctx)))
+	if n < 0 {
+		n = -n
+	}
+	headerLen := 2 + 2*n
+	if headerLen > len(ctx) {
+		return false
+	}
+	for i := 2; i < headerLen; i += 2 {
+		if int16(binary.BigEndian.Uint16(ctx[i:])) >= 0 {
+			return true
+		}
+	}
+	return (len(ctx)-headerLen)/32 > n
+}
+
