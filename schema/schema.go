@@ -88,6 +88,11 @@ type Column struct {
 	// regular columns: simple columns first, then complex ones, each group
 	// by name bytes as Cassandra orders them).
 	Index int
+	// Hidden marks a column Cassandra 3.x adds to a COMPACT STORAGE table
+	// that CQL does not show (the EmptyType "value" column of a dense table
+	// without regular columns, or "column1"/"value" of a static compact
+	// table).
+	Hidden bool
 }
 
 // Table is the metadata of a CQL table. Build one with the cql package or
@@ -106,6 +111,8 @@ type Table struct {
 	Regular []*Column
 	// Options are the table options that change bytes on disk.
 	Options Options
+
+	byName map[string]*Column
 }
 
 // Options are the table options that change what is written to disk. The

@@ -1,0 +1,210 @@
+package schema
+
+import (
+	"encoding/binary"
+	"math"
+	"math/big"
+	"net/netip"
+)
+
+// Serialized forms of the CQL types (the native protocol v3+ / sstable value
+// encoding; all integers big-endian):
+//
+//	int        i32                      bigint, counter value  i64
+//	smallint   i16                      tinyint                i8
+//	boolean    u8 0x00 / 0x01           float / double         IEEE-754 bits
+//	timestamp  i64 ms since the epoch   date   u32 days, 2^31 = 1970-01-01
+//	time       i64 ns since midnight, 0..86399999999999
+//	uuid, timeuuid  16 bytes            inet   4 or 16 address bytes
+//	varint     minimal two's complement (at least one byte)
+//	decimal    i32 scale | varint unscaled value
+//	duration   signed vint months | signed vint days | signed vint nanoseconds
+//	           (zigzag, then Cassandra's unsigned vint: mc-format.md §1.2-1.3)
+//	text, ascii, blob  the bytes
+//	frozen list / set  i32 n | n x (i32 len | bytes)
+//	frozen map         i32 n | n x (i32 klen | key | i32 vlen | value)
+//	tuple, frozen UDT  per field: i32 len (-1 = null) | bytes; trailing
+//	                   fields may be missing
+//
+// The Append helpers below append one value to dst and return the extended
+// slice, so callers can build cells without allocating.
+
+// DateEpochDays is the serialized date of 1970-01-01 (2^31).
+const DateEpochDays = 1 << 31
+
+// MaxTimeNanos is the largest valid time value (23:59:59.999999999).
+const MaxTimeNanos = 24*60*60*1_000_000_000 - 1
+
+// AppendInt appends an int.
+func AppendInt(dst []byte, v int32) []byte { return binary.BigEndian.AppendUint32(dst, uint32(v)) }
+
+// AppendBigint appends a bigint (also a CQL counter value).
+func AppendBigint(dst []byte, v int64) []byte { return binary.BigEndian.AppendUint64(dst, uint64(v)) }
+
+// AppendSmallint appends a smallint.
+func AppendSmallint(dst []byte, v int16) []byte { return binary.BigEndian.AppendUint16(dst, uint16(v)) }
+
+// AppendTinyint appends a tinyint.
+func AppendTinyint(dst []byte, v int8) []byte { return append(dst, byte(v)) }
+
+// AppendBoolean appends a boolean.
+func AppendBoolean(dst []byte, v bool) []byte {
+	if v {
+		return append(dst, 1)
+	}
+	return append(dst, 0)
+}
+
+// AppendFloat appends a float.
+func AppendFloat(dst []byte, v float32) []byte {
+	return binary.BigEndian.AppendUint32(dst, math.Float32bits(v))
+}
+
+// AppendDouble appends a double.
+func AppendDouble(dst []byte, v float64) []byte {
+	return binary.BigEndian.AppendUint64(dst, math.Float64bits(v))
+}
+
+// AppendTimestamp appends a timestamp given in milliseconds since the epoch.
+func AppendTimestamp(dst []byte, ms int64) []byte { return AppendBigint(dst, ms) }
+
+// AppendDate appends a date given in days since 1970-01-01 (negative
+// before).
+func AppendDate(dst []byte, daysSinceEpoch int64) []byte {
+	return binary.BigEndian.AppendUint32(dst, uint32(daysSinceEpoch+DateEpochDays))
+}
+
+// AppendTime appends a time of day in nanoseconds since midnight.
+func AppendTime(dst []byte, nanos int64) []byte { return AppendBigint(dst, nanos) }
+
+// AppendUUID appends a uuid or timeuuid.
+func AppendUUID(dst []byte, u [16]byte) []byte { return append(dst, u[:]...) }
+
+// AppendInet appends an inet address: 4 bytes for IPv4 (also for an
+// IPv4-mapped IPv6 address, as Java's InetAddress does), 16 otherwise.
+func AppendInet(dst []byte, a netip.Addr) []byte {
+	a = a.Unmap()
+	return append(dst, a.AsSlice()...)
+}
+
+// AppendVarint appends a varint as minimal two's complement.
+func AppendVarint(dst []byte, v *big.Int) []byte {
+	switch v.Sign() {
+	case 0:
+		return append(dst, 0)
+	case 1:
+		b := v.Bytes()
+		if b[0]&0x80 != 0 {
+			dst = append(dst, 0)
+		}
+		return append(dst, b...)
+	}
+	// Negative: two's complement of |v| over the minimal byte count.
+	abs := new(big.Int).Neg(v)
+	n := (abs.BitLen() + 8) / 8 // room for the sign bit
+	mod := new(big.Int).Lsh(big.NewInt(1), uint(8*n))
+	tc := new(big.Int).Sub(mod, abs).Bytes()
+	for len(tc) < n {
+		tc = append([]byte{0xff}, tc...)
+	}
+	return append(dst, trimSignBytes(tc)...)
+}
+
+// AppendVarintInt64 appends a varint of an int64 without allocating.
+func AppendVarintInt64(dst []byte, v int64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(v))
+	return append(dst, trimSignBytes(b[:])...)
+}
+
+// AppendDecimal appends a decimal unscaled * 10^-scale.
+func AppendDecimal(dst []byte, unscaled *big.Int, scale int32) []byte {
+	dst = AppendInt(dst, scale)
+	return AppendVarint(dst, unscaled)
+}
+
+// AppendDuration appends a duration. Cassandra requires months, days and
+// nanoseconds to have the same sign; Validate checks it.
+func AppendDuration(dst []byte, months, days int32, nanos int64) []byte {
+	dst = appendSignedVint(dst, int64(months))
+	dst = appendSignedVint(dst, int64(days))
+	return appendSignedVint(dst, nanos)
+}
+
+// AppendCollectionSize appends the element count of a frozen collection.
+func AppendCollectionSize(dst []byte, n int) []byte { return AppendInt(dst, int32(n)) }
+
+// AppendCollectionValue appends one element (or map key or value) of a
+// frozen collection: i32 length then the bytes.
+func AppendCollectionValue(dst, v []byte) []byte {
+	dst = AppendInt(dst, int32(len(v)))
+	return append(dst, v...)
+}
+
+// AppendTupleField appends one tuple or UDT field; a nil v is null.
+func AppendTupleField(dst, v []byte) []byte {
+	if v == nil {
+		return AppendInt(dst, -1)
+	}
+	return AppendCollectionValue(dst, v)
+}
+
+// appendUvint appends Cassandra's unsigned vint: the count of leading 1
+// bits of the first byte is the number of extra bytes (mc-format.md §1.2).
+func appendUvint(dst []byte, v uint64) []byte {
+	size := uvintSize(v)
+	if size == 9 {
+		dst = append(dst, 0xff)
+		return binary.BigEndian.AppendUint64(dst, v)
+	}
+	extra := size - 1
+	first := byte(0xff<<(8-extra)) | byte(v>>(8*extra))
+	dst = append(dst, first)
+	for i := extra - 1; i >= 0; i-- {
+		dst = append(dst, byte(v>>(8*i)))
+	}
+	return dst
+}
+
+func uvintSize(v uint64) int {
+	bits := 64
+	for x := v | 1; x&(1<<63) == 0; x <<= 1 {
+		bits--
+	}
+	if bits > 56 {
+		return 9
+	}
+	return (bits + 6) / 7
+}
+
+// appendSignedVint appends zigzag(v) as an unsigned vint.
+func appendSignedVint(dst []byte, v int64) []byte {
+	return appendUvint(dst, uint64(v<<1)^uint64(v>>63))
+}
+
+// readUvint decodes an unsigned vint; ok is false when b is truncated.
+func readUvint(b []byte) (v uint64, n int, ok bool) {
+	if len(b) == 0 {
+		return 0, 0, false
+	}
+	extra := 0
+	for extra < 8 && b[0]&(0x80>>extra) != 0 {
+		extra++
+	}
+	if len(b) < 1+extra {
+		return 0, 0, false
+	}
+	if extra < 8 {
+		v = uint64(b[0] & (0xff >> (extra + 1)))
+	}
+	for i := 1; i <= extra; i++ {
+		v = v<<8 | uint64(b[i])
+	}
+	return v, 1 + extra, true
+}
+
+// readSignedVint decodes a zigzag signed vint.
+func readSignedVint(b []byte) (int64, int, bool) {
+	u, n, ok := readUvint(b)
+	return int64(u>>1) ^ -int64(u&1), n, ok
+}
