@@ -30,6 +30,7 @@ type dataDecoder struct {
 	body, staticBody []byte
 	clust            []byte
 	skipClust        mutation.Clustering
+	present          []int
 	clustOffs        []int
 
 	// Position facts of the last unfiltered, for the layout describer.
@@ -359,6 +360,8 @@ func (d *dataDecoder) readColumns(r *sliceReader, flags byte, cols *columnList, 
 	}
 	presentCount := n - int(missingCount)
 	if presentCount < n/2 {
+		// The present indexes come first, then their columns' data.
+		idxs := d.present[:0]
 		last := -1
 		for k := 0; k < presentCount && r.err == nil; k++ {
 			idx, _ := r.uvint()
@@ -369,6 +372,10 @@ func (d *dataDecoder) readColumns(r *sliceReader, flags byte, cols *columnList, 
 				return fmt.Errorf("column index %d out of order or range (%d columns)", idx, n)
 			}
 			last = int(idx)
+			idxs = append(idxs, last)
+		}
+		d.present = idxs
+		for _, idx := range idxs {
 			if err := d.readColumn(r, &cols.cols[idx], hasComplexDeletion, row); err != nil {
 				return err
 			}

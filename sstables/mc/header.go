@@ -2,7 +2,6 @@ package mc
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/castable-db/castable/schema"
 )
@@ -23,10 +22,6 @@ import (
 // canonical order (simple columns before complex ones, each group by name as
 // Cassandra compares them); Cassandra always writes them so, some ScyllaDB
 // versions do not, so readers re-sort.
-
-// compositeTypePrefix starts the marshal name of a multi-column partition
-// key.
-const compositeTypePrefix = "org.apache.cassandra.db.marshal.CompositeType("
 
 // HeaderColumn is a static or regular column as the serialization header
 // lists it.
@@ -169,47 +164,9 @@ func decodeHeader(b []byte) (*Header, int, error) {
 // parsePartitionKeyType splits a partition key marshal name into the
 // component types: CompositeType(T1,T2,...) gives one per component.
 func parsePartitionKeyType(s string) ([]*schema.Type, error) {
-	if !strings.HasPrefix(s, compositeTypePrefix) || !strings.HasSuffix(s, ")") {
-		t, err := schema.ParseMarshalName(s)
-		if err != nil {
-			return nil, fmt.Errorf("partition key type: %w", err)
-		}
-		return []*schema.Type{t}, nil
-	}
-	inner := s[len(compositeTypePrefix) : len(s)-1]
-	var types []*schema.Type
-	for _, part := range splitTopLevel(inner) {
-		t, err := schema.ParseMarshalName(part)
-		if err != nil {
-			return nil, fmt.Errorf("partition key component %d: %w", len(types), err)
-		}
-		types = append(types, t)
-	}
-	if len(types) == 0 {
-		return nil, fmt.Errorf("partition key type %q has no components", s)
+	types, err := schema.ParseMarshalNames(s)
+	if err != nil {
+		return nil, fmt.Errorf("partition key type: %w", err)
 	}
 	return types, nil
-}
-
-// splitTopLevel splits s at the commas that are not inside parentheses.
-func splitTopLevel(s string) []string {
-	var parts []string
-	depth, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case ',':
-			if depth == 0 {
-				parts = append(parts, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	if start < len(s) {
-		parts = append(parts, s[start:])
-	}
-	return parts
 }

@@ -206,7 +206,11 @@ func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
 	clustEnd := len(b)
 
 	body := s.body[:0]
-	body = appendUvint(body, uint64(start-s.prevStart))
+	if isStatic {
+		body = append(body, 0) // the static row has no previous unfiltered
+	} else {
+		body = appendUvint(body, uint64(start-s.prevStart))
+	}
 	if flags&flagHasTimestamp != 0 {
 		body = s.enc.appendTimestamp(body, r.Liveness.Timestamp)
 	}

@@ -1,0 +1,156 @@
+package mc
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/castable-db/castable/internal/testdata"
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+)
+
+// memSink is an in-memory dataSink.
+type memSink struct{ bytes.Buffer }
+
+func (m *memSink) Position() int64 { return int64(m.Len()) }
+
+// refSSTable is a real SSTable folder of the test corpus.
+type refSSTable struct {
+	name string // case name relative to the corpus root
+	dir  string
+	// prefix is "mc-1-big-" (or "me-1-big-" …).
+	prefix  string
+	version string
+}
+
+func (r refSSTable) path(component string) string {
+	return filepath.Join(r.dir, r.prefix+component)
+}
+
+func (r refSSTable) read(t testing.TB, component string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(r.path(component))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (r refSSTable) has(component string) bool {
+	_, err := os.Stat(r.path(component))
+	return err == nil
+}
+
+// refSSTables lists every 3.x SSTable of the corpus with a Data.db
+// (mc-write cases and cassandra/3.x), deliberately corrupt ones included
+// when withCorrupt.
+func refSSTables(t testing.TB, withCorrupt bool) []refSSTable {
+	t.Helper()
+	root := testdata.Dir(t)
+	var out []refSSTable
+	err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		name := info.Name()
+		if info.IsDir() || !strings.HasSuffix(name, "-big-Data.db") {
+			return nil
+		}
+		version := name[:2]
+		if version != "mc" && version != "md" && version != "me" {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		if !withCorrupt && strings.Contains(rel, "integrity_check") {
+			return nil
+		}
+		out = append(out, refSSTable{
+			name:    rel,
+			dir:     filepath.Dir(path),
+			prefix:  strings.TrimSuffix(name, "Data.db"),
+			version: version,
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	if len(out) == 0 {
+		t.Fatal("no reference SSTables found")
+	}
+	return out
+}
+
+// unfiltered is one decoded row or marker, deep-copied, in file order.
+type unfiltered struct {
+	row    *mutation.Row
+	marker *mutation.RangeTombstoneMarker
+}
+
+type decodedPartition struct {
+	p     *mutation.Partition
+	items []unfiltered
+	pos   int64
+}
+
+// decodeReference decodes an uncompressed reference Data.db with the table
+// rebuilt from its Statistics.db.
+func decodeReference(t testing.TB, ref refSSTable, data []byte) (*Statistics, *schema.Table, []decodedPartition) {
+	t.Helper()
+	st, err := DecodeStatistics(ref.read(t, "Statistics.db"), ref.version, ref.path("Statistics.db"))
+	if err != nil {
+		t.Fatalf("%s: %v", ref.name, err)
+	}
+	table, err := TableFromHeader(st.Header)
+	if err != nil {
+		t.Fatalf("%s: %v", ref.name, err)
+	}
+	static, err := headerColumns(table, st.Header.Static, schema.Static)
+	if err != nil {
+		t.Fatal(err)
+	}
+	regular, err := headerColumns(table, st.Header.Regular, schema.Regular)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := newDataDecoder(st.Header, static, regular, len(table.Static), len(table.Regular))
+	sc := newScanner(dec, ref.path("Data.db"), bytes.NewReader(data), 0, int64(len(data)), nil)
+	var parts []decodedPartition
+	for {
+		p, err := sc.NextPartition()
+		if err != nil {
+			if err.Error() == "EOF" {
+				break
+			}
+			t.Fatalf("%s: %v", ref.name, err)
+		}
+		dp := decodedPartition{pos: sc.Position(), p: &mutation.Partition{
+			Key: cloneBytes(p.Key), Token: p.Token, Deletion: p.Deletion, Static: cloneRow(&p.Static),
+		}}
+		for {
+			r, m, err := sc.Next()
+			if err != nil {
+				t.Fatalf("%s: %v", ref.name, err)
+			}
+			if r == nil && m == nil {
+				break
+			}
+			if r != nil {
+				c := cloneRow(r)
+				dp.items = append(dp.items, unfiltered{row: &c})
+				dp.p.Rows = append(dp.p.Rows, c)
+			} else {
+				c := cloneMarker(m)
+				dp.items = append(dp.items, unfiltered{marker: &c})
+				dp.p.Markers = append(dp.p.Markers, c)
+			}
+		}
+		parts = append(parts, dp)
+	}
+	return st, table, parts
+}
