@@ -10,7 +10,7 @@ package compress
 // keeps its buffers never allocates in steady state.
 //
 // A Compressor is not safe for concurrent use; obtain one per goroutine
-// (see Codec.New).
+// (see NewCompressor).
 type Compressor interface {
 	// Codec is the codec this compressor implements.
 	Codec() Codec

@@ -1,0 +1,161 @@
+package compress
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/golang/snappy"
+	"github.com/klauspost/compress/s2"
+	"github.com/pierrec/lz4/v4"
+)
+
+var benchCodecs = []Codec{LZ4, Snappy, Deflate, Zstd}
+
+// benchImpls lists the implementations to benchmark for one direction:
+// impl=c only where that direction really runs C code.
+func benchImpls(c Codec, compress bool) []Impl {
+	impls := []Impl{ImplGo}
+	switch {
+	case c == LZ4 && haveLibLZ4,
+		c == Deflate && compress && haveZlib,
+		c == Deflate && !compress && haveLibDeflate:
+		impls = append(impls, ImplC)
+	}
+	return impls
+}
+
+// BenchmarkCompress measures Compress on 64 KiB of rows (the default chunk)
+// and on a 4 KiB chunk, reusing dst.
+func BenchmarkCompress(b *testing.B) {
+	for _, codec := range benchCodecs {
+		for _, impl := range benchImpls(codec, true) {
+			for _, size := range []int{4096, 65536} {
+				b.Run(fmt.Sprintf("codec=%s/impl=%s/size=%d", codec, impl, size), func(b *testing.B) {
+					c, err := NewCompressorImpl(Params{Codec: codec}, impl)
+					if err != nil {
+						b.Fatal(err)
+					}
+					src := rowsChunk(size)
+					dst := make([]byte, 0, c.MaxCompressedLen(size))
+					out, _ := c.Compress(dst, src)
+					b.SetBytes(int64(size))
+					b.ReportAllocs()
+					b.ResetTimer()
+					for range b.N {
+						if _, err := c.Compress(dst, src); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(len(src))/float64(len(out)), "ratio")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkDecompress measures Decompress of the same chunks into a reused
+// dst; SetBytes counts uncompressed bytes.
+func BenchmarkDecompress(b *testing.B) {
+	for _, codec := range benchCodecs {
+		for _, impl := range benchImpls(codec, false) {
+			for _, size := range []int{4096, 65536} {
+				b.Run(fmt.Sprintf("codec=%s/impl=%s/size=%d", codec, impl, size), func(b *testing.B) {
+					c, err := NewCompressorImpl(Params{Codec: codec}, impl)
+					if err != nil {
+						b.Fatal(err)
+					}
+					src := rowsChunk(size)
+					comp, err := c.Compress(nil, src)
+					if err != nil {
+						b.Fatal(err)
+					}
+					dst := make([]byte, 0, size)
+					b.SetBytes(int64(size))
+					b.ReportAllocs()
+					b.ResetTimer()
+					for range b.N {
+						if _, err := c.Decompress(dst, comp, size); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkLZ4GoCompressors compares pierrec/lz4's default block compressor
+// with its port of the C library's LZ4_compress_fast (CCompat), which lz4Go
+// uses.
+func BenchmarkLZ4GoCompressors(b *testing.B) {
+	src := rowsChunk(65536)
+	dst := make([]byte, lz4.CompressBlockBound(len(src)))
+	var def lz4.Compressor
+	var cc lz4.CompressorCCompat
+	for _, bc := range []struct {
+		name string
+		f    func() (int, error)
+	}{
+		{"default", func() (int, error) { return def.CompressBlock(src, dst) }},
+		{"ccompat", func() (int, error) { return cc.CompressBlock(src, dst) }},
+	} {
+		b.Run("impl="+bc.name+"/size=65536", func(b *testing.B) {
+			n, _ := bc.f()
+			b.ReportMetric(float64(len(src))/float64(n), "ratio")
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for range b.N {
+				if _, err := bc.f(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSnappyEncoders compares the two Snappy block encoders: s2's
+// EncodeSnappy and golang/snappy's Encode.
+func BenchmarkSnappyEncoders(b *testing.B) {
+	src := rowsChunk(65536)
+	dst := make([]byte, snappy.MaxEncodedLen(len(src)))
+	for _, bc := range []struct {
+		name string
+		f    func() []byte
+	}{
+		{"s2", func() []byte { return s2.EncodeSnappy(dst, src) }},
+		{"golang-snappy", func() []byte { return snappy.Encode(dst, src) }},
+	} {
+		b.Run("impl="+bc.name+"/size=65536", func(b *testing.B) {
+			b.ReportMetric(float64(len(src))/float64(len(bc.f())), "ratio")
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for range b.N {
+				bc.f()
+			}
+		})
+	}
+}
+
+// BenchmarkSnappyDecoders compares s2.Decode with the strict Snappy decoders.
+func BenchmarkSnappyDecoders(b *testing.B) {
+	src := rowsChunk(65536)
+	comp := snappy.Encode(nil, src)
+	dst := make([]byte, len(src))
+	for _, bc := range []struct {
+		name string
+		f    func() ([]byte, error)
+	}{
+		{"s2", func() ([]byte, error) { return s2.Decode(dst, comp) }},
+		{"golang-snappy", func() ([]byte, error) { return snappy.Decode(dst, comp) }},
+	} {
+		b.Run("impl="+bc.name+"/size=65536", func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for range b.N {
+				if _, err := bc.f(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
