@@ -1,0 +1,236 @@
+package mc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+)
+
+// Reader reads one mc, md or me SSTable. It implements sstables.Reader.
+// Scanners and Get may be used concurrently; each Scanner is not safe for
+// concurrent use.
+type Reader struct {
+	desc    sstables.Descriptor
+	fsys    sstables.FS
+	table   *schema.Table
+	stats   *Statistics
+	static  []*schema.Column
+	regular []*schema.Column
+	data    *sstables.DataReader
+	toc     *sstables.TOC // nil when the SSTable has no TOC.txt
+}
+
+// readVersions are the versions Open accepts.
+func readableVersion(v string) bool { return v == "mc" || v == "md" || v == "me" }
+
+// open opens desc. table may be nil: the schema is then rebuilt from the
+// serialization header.
+func open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOptions) (*Reader, error) {
+	if !readableVersion(desc.Version) {
+		return nil, fmt.Errorf("mc: cannot read SSTable version %q (want mc, md or me)", desc.Version)
+	}
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = sstables.OSFS
+	}
+	r := &Reader{desc: desc, fsys: fsys}
+	toc, err := sstables.ReadTOC(fsys, desc)
+	switch {
+	case err == nil:
+		r.toc = toc
+	case errors.Is(err, fs.ErrNotExist):
+		// Some test corpora ship without TOC.txt; probe the files.
+	default:
+		return nil, err
+	}
+	statsPath := desc.Path(sstables.ComponentStatistics)
+	b, err := readComponent(fsys, statsPath, sstables.ComponentStatistics, maxStatisticsSize)
+	if err != nil {
+		return nil, err
+	}
+	if r.stats, err = DecodeStatistics(b, desc.Version, statsPath); err != nil {
+		return nil, err
+	}
+	h := r.stats.Header
+	if table == nil {
+		if table, err = TableFromHeader(h); err != nil {
+			return nil, &sstables.CorruptionError{Path: statsPath, Component: string(sstables.ComponentStatistics), Offset: -1, Reason: "serialization header does not describe a valid table", Err: err}
+		}
+	} else if err := checkTableMatchesHeader(table, h); err != nil {
+		return nil, fmt.Errorf("%s: %w", statsPath, err)
+	}
+	r.table = table
+	if r.static, err = headerColumns(table, h.Static, schema.Static); err != nil {
+		return nil, fmt.Errorf("%s: %w", statsPath, err)
+	}
+	if r.regular, err = headerColumns(table, h.Regular, schema.Regular); err != nil {
+		return nil, fmt.Errorf("%s: %w", statsPath, err)
+	}
+	chance := opts.CRCCheckChance
+	if chance == 0 {
+		chance = table.Options.CRCCheckChance
+	}
+	r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// readComponent reads a whole small component, refusing one larger than
+// limit.
+func readComponent(fsys sstables.FS, path string, c sstables.Component, limit int64) ([]byte, error) {
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size, err := f.Size()
+	if err != nil {
+		return nil, err
+	}
+	if size > limit {
+		return nil, sstables.Corruptf(path, string(c), -1, "file of %d bytes is larger than the %d accepted", size, limit)
+	}
+	b := make([]byte, size)
+	if n, err := f.ReadAt(b, 0); n != len(b) {
+		return nil, &sstables.CorruptionError{Path: path, Component: string(c), Offset: int64(n), Reason: "short read", Err: err}
+	}
+	return b, nil
+}
+
+// Descriptor implements sstables.Reader.
+func (r *Reader) Descriptor() sstables.Descriptor { return r.desc }
+
+// Table implements sstables.Reader.
+func (r *Reader) Table() *schema.Table { return r.table }
+
+// Statistics returns the decoded Statistics.db.
+func (r *Reader) Statistics() *Statistics { return r.stats }
+
+// Header returns the serialization header.
+func (r *Reader) Header() *Header { return r.stats.Header }
+
+// DataLength returns the uncompressed length of Data.db.
+func (r *Reader) DataLength() int64 { return r.data.Length() }
+
+func (r *Reader) newDecoder() *dataDecoder {
+	return newDataDecoder(r.stats.Header, r.static, r.regular, len(r.table.Static), len(r.table.Regular))
+}
+
+// Scan implements sstables.Reader.
+func (r *Reader) Scan() (sstables.Scanner, error) {
+	return r.scanFrom(0), nil
+}
+
+func (r *Reader) scanFrom(pos int64) *scanner {
+	return newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), r.data.NewStream(pos), pos, r.data.Length(), nil)
+}
+
+func (r *Reader) indexDecoder() *indexDecoder {
+	return &indexDecoder{nClust: len(r.stats.Header.ClusteringTypes), fixed: clusteringFixed(r.stats.Header.ClusteringTypes)}
+}
+
+// openIndex opens Index.db for sequential reading from offset start.
+func (r *Reader) openIndex(start int64, promoted bool) (*indexIterator, io.Closer, error) {
+	path := r.desc.Path(sstables.ComponentIndex)
+	f, err := r.fsys.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	size, err := f.Size()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if start > size {
+		f.Close()
+		return nil, nil, sstables.Corruptf(path, string(sstables.ComponentIndex), start, "index position beyond the file's %d bytes", size)
+	}
+	return newIndexIterator(f, size, start, path, r.indexDecoder(), promoted), f, nil
+}
+
+// Index calls fn for every Index.db entry in order (the entry's slices are
+// valid during the call only).
+func (r *Reader) Index(fn func(e *IndexEntry) error) error {
+	it, closer, err := r.openIndex(0, true)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	for {
+		e, err := it.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(&e); err != nil {
+			return err
+		}
+	}
+}
+
+// Get implements sstables.Reader: Summary.db gives the Index.db offset to
+// start from (the whole index is scanned when it is missing), Index.db the
+// Data.db position.
+func (r *Reader) Get(key []byte) (*mutation.Partition, error) {
+	start, err := r.indexStart(key)
+	if err != nil {
+		return nil, err
+	}
+	it, closer, err := r.openIndex(start, false)
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	token := dht.Token(key)
+	for {
+		e, err := it.next()
+		if err == io.EOF {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		c := dht.Compare(dht.Token(e.Key), e.Key, token, key)
+		if c < 0 {
+			continue
+		}
+		if c > 0 {
+			return nil, nil
+		}
+		if e.Position >= r.data.Length() {
+			return nil, sstables.Corruptf(it.path, string(sstables.ComponentIndex), e.Offset, "partition position %d beyond Data.db's %d bytes", e.Position, r.data.Length())
+		}
+		sc := r.scanFrom(e.Position)
+		p, err := sc.NextPartition()
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(p.Key, key) {
+			return nil, sstables.Corruptf(it.path, string(sstables.ComponentIndex), e.Offset, "entry points to Data.db offset %d, which holds another partition", e.Position)
+		}
+		return readWholePartition(sc, p)
+	}
+}
+
+// Close implements sstables.Reader.
+func (r *Reader) Close() error {
+	if r.data == nil {
+		return nil
+	}
+	err := r.data.Close()
+	r.data = nil
+	return err
+}
+
+var _ sstables.Reader = (*Reader)(nil)

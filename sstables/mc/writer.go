@@ -1,0 +1,416 @@
+package mc
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+)
+
+// Writer writes one mc SSTable. It implements sstables.Writer.
+//
+// Data.db goes through the sstables chunked DataWriter (compression, chunk
+// checksums, digest by combine); the row serializer, Index.db with its
+// promoted index, Summary.db, Filter.db and Statistics.db are fed as each
+// partition ends. Nothing is allocated per row once the reused buffers have
+// grown.
+//
+// The writer writes what it is given: it does not purge data shadowed by
+// deletions of the same partition (Cassandra's memtable flush does; that is
+// the flush/memtable step, mutation's purge helper). Partitions must come in
+// token order and rows and markers in clustering order; a partition out of
+// order is an error.
+type Writer struct {
+	table  *schema.Table
+	opts   sstables.WriterOptions
+	desc   sstables.Descriptor
+	params compress.Params
+	header *Header
+	coll   *collector
+	ser    *serializer
+	aux    *auxBuilders
+
+	files   *fileSet
+	data    *sstables.DataWriter
+	index   *bufio.Writer
+	indexAt int64
+
+	entry     []byte
+	err       error
+	inPart    bool
+	finished  bool
+	key       []byte
+	prevKey   []byte
+	prevToken int64
+	parts     int64
+	rows      int64
+	cells     int64
+}
+
+// errWriterState reports an API misuse.
+var errWriterState = errors.New("mc: writer used out of order")
+
+// NewWriter starts an mc SSTable of table (see sstables.Format.NewWriter).
+func NewWriter(table *schema.Table, opts sstables.WriterOptions) (*Writer, error) {
+	if table == nil {
+		return nil, errors.New("mc: NewWriter needs a table")
+	}
+	if opts.Dir == "" || opts.Generation <= 0 {
+		return nil, fmt.Errorf("mc: WriterOptions need Dir and a Generation > 0 (got %q, %d)", opts.Dir, opts.Generation)
+	}
+	if opts.FS == nil {
+		opts.FS = sstables.OSFS
+	}
+	if opts.ColumnIndexSize <= 0 {
+		opts.ColumnIndexSize = defaultColumnIndexSize
+	}
+	var params compress.Params
+	if opts.Compression != nil {
+		params = *opts.Compression
+	} else {
+		var err error
+		if params, err = compress.ParamsFromOptions(table.Options.Compression); err != nil {
+			return nil, fmt.Errorf("mc: table %s.%s: %w", table.Keyspace, table.Name, err)
+		}
+	}
+	w := &Writer{
+		table:  table,
+		opts:   opts,
+		params: params,
+		desc:   sstables.Descriptor{Dir: opts.Dir, Version: "mc", Generation: opts.Generation},
+	}
+	static, regular, err := writerColumns(table, &opts)
+	if err != nil {
+		return nil, err
+	}
+	enc := DefaultEncodingStats
+	if opts.Stats.Known {
+		enc = EncodingStats{
+			MinTimestamp:         opts.Stats.MinTimestamp,
+			MinLocalDeletionTime: opts.Stats.MinLocalDeletionTime,
+			MinTTL:               opts.Stats.MinTTL,
+		}
+	}
+	w.header = newHeader(table, enc, static, regular)
+	w.aux = newAuxBuilders(table, &opts)
+	w.coll = newCollector(w.header.ClusteringTypes, w.aux.addDropTime)
+
+	if w.files, err = newFileSet(opts.FS, w.desc); err != nil {
+		return nil, err
+	}
+	dataFile, err := w.files.create(sstables.ComponentData)
+	if err != nil {
+		w.files.abort()
+		return nil, err
+	}
+	indexFile, err := w.files.create(sstables.ComponentIndex)
+	if err != nil {
+		w.files.abort()
+		return nil, err
+	}
+	w.index = bufio.NewWriterSize(indexFile, 256<<10)
+	w.data, err = sstables.NewDataWriter(dataFile, sstables.DataWriterOptions{
+		Compression: params,
+		Jobs:        opts.Jobs,
+		Path:        w.desc.Path(sstables.ComponentData),
+	})
+	if err != nil {
+		w.files.abort()
+		return nil, err
+	}
+	w.ser = newSerializer(table, w.header, static, regular, serializerOptions{
+		scyllaShadowable: opts.ScyllaShadowable,
+		columnIndexSize:  opts.ColumnIndexSize,
+		sink:             w.data,
+		coll:             w.coll,
+	})
+	return w, nil
+}
+
+// writerColumns returns the static and regular columns of the
+// serialization header: every table column with HeaderAllColumns or when
+// Stats.Columns is nil, else the listed ones, in canonical order.
+func writerColumns(table *schema.Table, opts *sstables.WriterOptions) (static, regular []*schema.Column, err error) {
+	if opts.HeaderAllColumns || opts.Stats.Columns == nil {
+		return table.Static, table.Regular, nil
+	}
+	seen := map[*schema.Column]bool{}
+	for _, c := range opts.Stats.Columns {
+		if c == nil || seen[c] {
+			continue
+		}
+		seen[c] = true
+		tc := table.Column(c.Name)
+		if tc == nil || tc.Kind != c.Kind {
+			return nil, nil, fmt.Errorf("mc: Stats.Columns names column %s, which is not a static or regular column of %s.%s", c.Name, table.Keyspace, table.Name)
+		}
+		switch tc.Kind {
+		case schema.Static:
+			static = append(static, tc)
+		case schema.Regular:
+			regular = append(regular, tc)
+		default:
+			return nil, nil, fmt.Errorf("mc: Stats.Columns names key column %s", c.Name)
+		}
+	}
+	byIndex := func(cols []*schema.Column) {
+		sort.Slice(cols, func(i, j int) bool { return cols[i].Index < cols[j].Index })
+	}
+	byIndex(static)
+	byIndex(regular)
+	return static, regular, nil
+}
+
+func (w *Writer) fail(err error) error {
+	if w.err == nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// StartPartition implements sstables.Writer.
+func (w *Writer) StartPartition(p *mutation.Partition) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.inPart || w.finished {
+		return w.fail(fmt.Errorf("%w: StartPartition inside a partition or after Finish", errWriterState))
+	}
+	h1, h2 := dht.Murmur3(p.Key)
+	token := dht.Token(p.Key)
+	if w.parts > 0 && dht.Compare(w.prevToken, w.prevKey, token, p.Key) >= 0 {
+		return w.fail(fmt.Errorf("mc: partition %x (token %d) does not come after %x (token %d)", p.Key, token, w.prevKey, w.prevToken))
+	}
+	if err := w.ser.startPartition(p.Key, p.Deletion, &p.Static); err != nil {
+		return w.fail(fmt.Errorf("mc: partition %x: %w", p.Key, err))
+	}
+	w.aux.addKey(p.Key, h1, h2)
+	w.prevKey = append(w.prevKey[:0], p.Key...)
+	w.prevToken = token
+	w.inPart = true
+	if !rowIsEmpty(&p.Static) {
+		w.rows++
+	}
+	return nil
+}
+
+// AppendRow implements sstables.Writer.
+func (w *Writer) AppendRow(r *mutation.Row) error {
+	if w.err != nil {
+		return w.err
+	}
+	if !w.inPart {
+		return w.fail(fmt.Errorf("%w: AppendRow outside a partition", errWriterState))
+	}
+	if err := w.ser.writeRow(r, false); err != nil {
+		return w.fail(fmt.Errorf("mc: partition %x: row: %w", w.prevKey, err))
+	}
+	w.rows++
+	return nil
+}
+
+// AppendMarker implements sstables.Writer.
+func (w *Writer) AppendMarker(m *mutation.RangeTombstoneMarker) error {
+	if w.err != nil {
+		return w.err
+	}
+	if !w.inPart {
+		return w.fail(fmt.Errorf("%w: AppendMarker outside a partition", errWriterState))
+	}
+	if err := w.ser.writeMarker(m); err != nil {
+		return w.fail(fmt.Errorf("mc: partition %x: range tombstone marker: %w", w.prevKey, err))
+	}
+	return nil
+}
+
+// EndPartition implements sstables.Writer.
+func (w *Writer) EndPartition() error {
+	if w.err != nil {
+		return w.err
+	}
+	if !w.inPart {
+		return w.fail(fmt.Errorf("%w: EndPartition outside a partition", errWriterState))
+	}
+	entry, size, err := w.ser.endPartition(w.entry[:0])
+	w.entry = entry
+	if err != nil {
+		return w.fail(err)
+	}
+	if _, err := w.index.Write(entry); err != nil {
+		return w.fail(err)
+	}
+	w.aux.addPartition(w.prevKey, w.indexAt, size, w.ser.partCells)
+	w.cells += w.ser.partCells
+	w.indexAt += int64(len(entry))
+	w.parts++
+	w.inPart = false
+	return nil
+}
+
+// Append implements sstables.Writer.
+func (w *Writer) Append(p *mutation.Partition) error {
+	if err := w.StartPartition(p); err != nil {
+		return err
+	}
+	err := p.Unfiltered(w.table, func(r *mutation.Row, m *mutation.RangeTombstoneMarker) error {
+		if r != nil {
+			return w.AppendRow(r)
+		}
+		return w.AppendMarker(m)
+	})
+	if err != nil {
+		return w.fail(err)
+	}
+	return w.EndPartition()
+}
+
+// Finish implements sstables.Writer.
+func (w *Writer) Finish() (*sstables.WriteResult, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	if w.inPart || w.finished {
+		return nil, w.fail(fmt.Errorf("%w: Finish inside a partition or twice", errWriterState))
+	}
+	w.finished = true
+	if w.parts == 0 {
+		return nil, w.fail(errors.New("mc: an SSTable needs at least one partition"))
+	}
+	res, err := w.data.Finish()
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	if err := w.index.Flush(); err != nil {
+		return nil, w.fail(err)
+	}
+	var comps []componentBytes
+	digest := sstables.AppendDigest(nil, res.Digest)
+	comps = append(comps, componentBytes{sstables.ComponentDigestCRC32, digest})
+	if res.CompressionInfo != nil {
+		b, err := res.CompressionInfo.AppendTo(nil)
+		if err != nil {
+			return nil, w.fail(err)
+		}
+		comps = append(comps, componentBytes{sstables.ComponentCompressionInfo, b})
+	} else if res.CRC != nil {
+		comps = append(comps, componentBytes{sstables.ComponentCRC, res.CRC.AppendTo(nil)})
+	}
+	aux, err := w.aux.finish()
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	comps = append(comps, aux...)
+	stats := w.statistics(res)
+	sb, err := appendStatistics(nil, stats, "mc")
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	comps = append(comps, componentBytes{sstables.ComponentStatistics, sb})
+	for _, c := range comps {
+		if err := w.files.writeWhole(c.component, c.bytes); err != nil {
+			return nil, w.fail(err)
+		}
+	}
+	total, components, err := w.files.commit()
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	return &sstables.WriteResult{
+		Descriptor:   w.desc,
+		Components:   components,
+		Partitions:   w.parts,
+		Rows:         w.rows,
+		Cells:        w.cells,
+		DataLength:   res.DataLength,
+		DataFileSize: res.FileSize,
+		BytesWritten: total,
+		Digest:       res.Digest,
+	}, nil
+}
+
+// componentBytes is a small component written at Finish.
+type componentBytes struct {
+	component sstables.Component
+	bytes     []byte
+}
+
+// statistics assembles Statistics.db.
+func (w *Writer) statistics(res *sstables.DataResult) *Statistics {
+	c := w.coll
+	st := &Statistics{
+		Partitioner:         murmur3PartitionerCls,
+		BloomFilterFPChance: w.aux.fpChance,
+		Cardinality:         w.aux.cardinality(),
+		Header:              w.header,
+	}
+	s := &st.Stats
+	s.PartitionSizes, s.CellsPerPartition = w.aux.histograms()
+	s.MinTimestamp, s.MaxTimestamp = c.timestamps()
+	s.MinLocalDeletionTime, s.MaxLocalDeletionTime = c.localDeletionTimes()
+	s.MinTTL, s.MaxTTL = c.ttls()
+	s.CompressionRatio = res.CompressionRatio()
+	s.TombstoneMaxBins, s.TombstoneDropTimes = w.aux.tombstoneHistogram()
+	s.Level = int32(w.opts.Metadata.Level)
+	s.RepairedAt = w.opts.Metadata.RepairedAt
+	s.MinClusteringValues, s.MaxClusteringValues = c.clusteringBounds()
+	s.HasLegacyCounterShards = c.legacyCounters
+	s.TotalColumnsSet, s.TotalRows = c.totalColumnsSet, c.totalRows
+	s.CommitLogIntervals = w.opts.Metadata.CommitLogIntervals
+	s.CommitLogLowerBound, s.CommitLogUpperBound = commitLogBounds(s.CommitLogIntervals)
+	return st
+}
+
+// commitLogNone is Cassandra's CommitLogPosition.NONE, written as both
+// bounds when there are no intervals.
+var commitLogNone = sstables.CommitLogPosition{SegmentID: -1, Position: 0}
+
+func commitLogBounds(ivs []sstables.CommitLogInterval) (lower, upper sstables.CommitLogPosition) {
+	if len(ivs) == 0 {
+		return commitLogNone, commitLogNone
+	}
+	lower, upper = ivs[0].Lower, ivs[0].Upper
+	for _, iv := range ivs[1:] {
+		if comparePos(iv.Lower, lower) < 0 {
+			lower = iv.Lower
+		}
+		if comparePos(iv.Upper, upper) > 0 {
+			upper = iv.Upper
+		}
+	}
+	return lower, upper
+}
+
+func comparePos(a, b sstables.CommitLogPosition) int {
+	switch {
+	case a.SegmentID != b.SegmentID:
+		if a.SegmentID < b.SegmentID {
+			return -1
+		}
+		return 1
+	case a.Position < b.Position:
+		return -1
+	case a.Position > b.Position:
+		return 1
+	}
+	return 0
+}
+
+// Abort implements sstables.Writer.
+func (w *Writer) Abort() error {
+	w.fail(errors.New("mc: writer aborted"))
+	if w.data != nil {
+		w.data.Abort()
+	}
+	if w.files == nil {
+		return nil
+	}
+	return w.files.abort()
+}
+
+var _ sstables.Writer = (*Writer)(nil)
