@@ -542,4 +542,3 @@ func hasLegacyCounterShards(ctx []byte) bool {
 	}
 	return (len(ctx)-headerLen)/32 > n
 }
-
