@@ -5,43 +5,129 @@ import (
 	"github.com/castable-db/castable/sstables"
 )
 
-// auxBuilders builds the components fed once per partition: Summary.db,
-// Filter.db, the HyperLogLog++ cardinality and the histograms of
-// Statistics.db.
+// auxBuilders builds what is fed once per partition besides Data.db and
+// Index.db: Summary.db, Filter.db, the HyperLogLog++ cardinality and the
+// histograms of Statistics.db. Keys are hashed once: the writer passes the
+// Murmur3 halves it computed for the token.
 type auxBuilders struct {
 	fpChance float64
 	summary  *sstables.SummaryBuilder
+	filter   *sstables.BloomFilter
+	// hashes keeps the keys' Murmur3 halves when the filter is sized at
+	// Finish (ExpectedPartitions 0).
+	hashes     []uint64
+	sizeFilter bool
+	hll        *sstables.HyperLogLog
+	sizes      *sstables.EstimatedHistogram
+	cells      *sstables.EstimatedHistogram
+	tombstones *sstables.StreamingHistogram
+	err        error
 }
+
+// tombstoneRoundSeconds is the granularity of the tombstone drop-time
+// histogram: Cassandra 3.11 rounds every local deletion time up to a
+// multiple of 60 s (CASSANDRA-13038).
+const tombstoneRoundSeconds = 60
 
 func newAuxBuilders(table *schema.Table, opts *sstables.WriterOptions) *auxBuilders {
 	fp := table.Options.BloomFilterFPChance
 	if fp == 0 {
 		fp = 0.01
 	}
-	return &auxBuilders{
+	a := &auxBuilders{
 		fpChance: fp,
-		summary:  sstables.NewSummaryBuilder(sstables.SummaryOptions{MinIndexInterval: table.Options.MinIndexInterval, ExpectedKeys: opts.ExpectedPartitions}),
+		summary: sstables.NewSummaryBuilder(sstables.SummaryOptions{
+			MinIndexInterval: table.Options.MinIndexInterval,
+			ExpectedKeys:     opts.ExpectedPartitions,
+		}),
+		hll:        sstables.NewHyperLogLog(),
+		sizes:      sstables.NewEstimatedHistogram(sstables.PartitionSizeOffsets),
+		cells:      sstables.NewEstimatedHistogram(sstables.CellCountOffsets),
+		tombstones: sstables.NewStreamingHistogram(sstables.DefaultStreamingHistogramBins),
+	}
+	if fp < 1 {
+		if opts.ExpectedPartitions > 0 {
+			a.filter, a.err = sstables.NewBloomFilter(opts.ExpectedPartitions, fp, false)
+		} else {
+			a.sizeFilter = true
+		}
+	}
+	return a
+}
+
+// addKey records a partition key with its Murmur3 halves.
+func (a *auxBuilders) addKey(key []byte, h1, h2 uint64) {
+	a.hll.Offer(sstables.Hash2_64(key, 0))
+	switch {
+	case a.filter != nil:
+		a.filter.AddHash(h1, h2)
+	case a.sizeFilter:
+		a.hashes = append(a.hashes, h1, h2)
 	}
 }
 
-func (a *auxBuilders) addKey(key []byte, h1, h2 uint64) {}
-
-func (a *auxBuilders) addDropTime(ldt int32) {}
-
-func (a *auxBuilders) addPartition(key []byte, indexPos, size, cells int64) {
-	a.summary.Add(key, indexPos)
+// addDropTime records a local deletion time in the tombstone histogram.
+func (a *auxBuilders) addDropTime(ldt int32) {
+	p := int64(ldt)
+	if r := p % tombstoneRoundSeconds; r != 0 {
+		p += tombstoneRoundSeconds - r
+	}
+	a.tombstones.Update(float64(p))
 }
 
+// addPartition records a finished partition.
+func (a *auxBuilders) addPartition(key []byte, indexPos, size, cells int64) {
+	a.summary.Add(key, indexPos)
+	a.sizes.Add(size)
+	a.cells.Add(cells)
+}
+
+// finish returns Summary.db and Filter.db.
 func (a *auxBuilders) finish() ([]componentBytes, error) {
+	if a.err != nil {
+		return nil, a.err
+	}
 	b, err := a.summary.AppendTo(nil)
 	if err != nil {
 		return nil, err
 	}
-	return []componentBytes{{sstables.ComponentSummary, b}}, nil
+	out := []componentBytes{{sstables.ComponentSummary, b}}
+	if a.sizeFilter {
+		n := int64(len(a.hashes) / 2)
+		if a.filter, err = sstables.NewBloomFilter(n, a.fpChance, false); err != nil {
+			return nil, err
+		}
+		for i := 0; i+1 < len(a.hashes); i += 2 {
+			a.filter.AddHash(a.hashes[i], a.hashes[i+1])
+		}
+		a.hashes = nil
+	}
+	if a.filter != nil {
+		out = append(out, componentBytes{sstables.ComponentFilter, a.filter.AppendTo(nil)})
+	}
+	return out, nil
 }
 
-func (a *auxBuilders) cardinality() []byte { return nil }
+func (a *auxBuilders) cardinality() []byte { return a.hll.AppendTo(nil) }
 
-func (a *auxBuilders) histograms() (sizes, cells []HistogramBucket) { return nil, nil }
+func buckets(h *sstables.EstimatedHistogram) []HistogramBucket {
+	offsets, counts := h.Offsets(), h.Buckets()
+	out := make([]HistogramBucket, len(counts))
+	for i, c := range counts {
+		out[i] = HistogramBucket{Offset: offsets[max(i-1, 0)], Count: c}
+	}
+	return out
+}
 
-func (a *auxBuilders) tombstoneHistogram() (int32, []TombstoneBin) { return 100, nil }
+func (a *auxBuilders) histograms() (sizes, cells []HistogramBucket) {
+	return buckets(a.sizes), buckets(a.cells)
+}
+
+func (a *auxBuilders) tombstoneHistogram() (int32, []TombstoneBin) {
+	points, counts := a.tombstones.Bins()
+	bins := make([]TombstoneBin, len(points))
+	for i, p := range points {
+		bins[i] = TombstoneBin{Point: p, Count: counts[i]}
+	}
+	return int32(a.tombstones.MaxBins()), bins
+}

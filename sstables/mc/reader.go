@@ -25,6 +25,7 @@ type Reader struct {
 	regular []*schema.Column
 	data    *sstables.DataReader
 	toc     *sstables.TOC // nil when the SSTable has no TOC.txt
+	lookup  lookup
 }
 
 // readVersions are the versions Open accepts.
@@ -184,7 +185,7 @@ func (r *Reader) Index(fn func(e *IndexEntry) error) error {
 // Data.db position.
 func (r *Reader) Get(key []byte) (*mutation.Partition, error) {
 	start, err := r.indexStart(key)
-	if err != nil {
+	if err != nil || start < 0 {
 		return nil, err
 	}
 	it, closer, err := r.openIndex(start, false)

@@ -2,9 +2,7 @@ package mc
 
 import (
 	"bytes"
-	"errors"
 	"io"
-	"io/fs"
 
 	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/sstables"
@@ -12,50 +10,48 @@ import (
 
 // Verify implements sstables.Reader. It checks, stopping at the first
 // problem:
-//   - that every component TOC.txt lists exists;
-//   - every chunk checksum of Data.db (trailers or CRC.db) and the digest
-//     file against the whole-file checksum (computed by combining the chunk
-//     checksums);
-//   - that Data.db decodes to its end (every partition, row and marker, with
-//     every size consistent) and partitions are in token order;
+//   - with sstables.VerifySSTable: that every component TOC.txt lists
+//     exists, every Data.db chunk checksum (trailers or CRC.db), the digest
+//     file against the whole-file checksum (combined from the chunk
+//     checksums), and that Summary.db and Filter.db parse;
+//   - that Data.db decodes to its end (every partition, row and marker, every
+//     size consistent) with partitions in token order;
 //   - that Index.db decodes and names, in order, exactly the partitions of
-//     Data.db with their positions, and that promoted index blocks lie
-//     inside their partitions;
-//   - the auxiliary components (Summary.db, Filter.db) where the sstables
-//     package can parse them (see verifyAux).
+//     Data.db at their positions, with promoted index blocks that tile the
+//     partition;
+//   - that the bloom filter contains every key and the summary's first and
+//     last keys are Data.db's.
 //
 // Statistics.db was parsed by Open.
 func (r *Reader) Verify() error {
-	if r.toc != nil && len(r.toc.Missing) > 0 {
-		return sstables.Corruptf(r.desc.Path(sstables.ComponentTOC), string(sstables.ComponentTOC), -1, "lists %s, which does not exist", r.toc.Missing[0])
-	}
-	res, err := r.data.Verify()
+	rep, err := sstables.VerifySSTable(r.desc, sstables.VerifyOptions{FS: r.fsys})
 	if err != nil {
 		return err
 	}
-	digest, err := sstables.ReadDigest(r.fsys, r.desc, sstables.ComponentDigestCRC32)
-	switch {
-	case err == nil:
-		if digest != res.Digest {
-			return sstables.Corruptf(r.desc.Path(sstables.ComponentDigestCRC32), string(sstables.ComponentDigestCRC32), -1,
-				"digest mismatch: file says %d, Data.db checksums to %d", digest, res.Digest)
+	first, last, err := r.verifyRows(rep.Filter)
+	if err != nil {
+		return err
+	}
+	if s := rep.Summary; s != nil {
+		path := r.desc.Path(sstables.ComponentSummary)
+		if !bytes.Equal(s.First, first) || !bytes.Equal(s.Last, last) {
+			return sstables.Corruptf(path, string(sstables.ComponentSummary), -1, "first/last keys %x/%x differ from Data.db's %x/%x", s.First, s.Last, first, last)
 		}
-	case errors.Is(err, fs.ErrNotExist) && (r.toc == nil || !r.toc.Has(sstables.ComponentDigestCRC32)):
-		// No digest to check.
-	default:
-		return err
+		for k := 0; k < s.Len(); k++ {
+			if s.IndexPosition(k) < 0 {
+				return sstables.Corruptf(path, string(sstables.ComponentSummary), -1, "entry %d has a negative index position", k)
+			}
+		}
 	}
-	if err := r.verifyRows(); err != nil {
-		return err
-	}
-	return r.verifyAux()
+	return nil
 }
 
 // verifyRows decodes Data.db and Index.db side by side.
-func (r *Reader) verifyRows() error {
+// It returns the first and last keys.
+func (r *Reader) verifyRows(filter *sstables.BloomFilter) (firstKey, lastKey []byte, err error) {
 	it, closer, err := r.openIndex(0, true)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	defer closer.Close()
 	sc := r.scanFrom(0)
@@ -69,28 +65,34 @@ func (r *Reader) verifyRows() error {
 		e, ierr := it.next()
 		if err == io.EOF {
 			if ierr == nil {
-				return sstables.Corruptf(indexPath, string(sstables.ComponentIndex), e.Offset, "entry for a partition at Data.db offset %d after Data.db's last partition", e.Position)
+				return nil, nil, sstables.Corruptf(indexPath, string(sstables.ComponentIndex), e.Offset, "entry for a partition at Data.db offset %d after Data.db's last partition", e.Position)
 			}
 			if ierr != io.EOF {
-				return ierr
+				return nil, nil, ierr
 			}
-			return nil
+			return firstKey, prevKey, nil
 		}
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		if ierr == io.EOF {
-			return sstables.Corruptf(indexPath, string(sstables.ComponentIndex), -1, "no entry for the partition at Data.db offset %d", sc.Position())
+			return nil, nil, sstables.Corruptf(indexPath, string(sstables.ComponentIndex), -1, "no entry for the partition at Data.db offset %d", sc.Position())
 		}
 		if ierr != nil {
-			return ierr
+			return nil, nil, ierr
 		}
 		if !bytes.Equal(e.Key, p.Key) || e.Position != sc.Position() {
-			return sstables.Corruptf(indexPath, string(sstables.ComponentIndex), e.Offset,
+			return nil, nil, sstables.Corruptf(indexPath, string(sstables.ComponentIndex), e.Offset,
 				"entry (key %x, position %d) does not match Data.db's partition (key %x) at offset %d", e.Key, e.Position, p.Key, sc.Position())
 		}
 		if !first && dht.Compare(prevToken, prevKey, p.Token, p.Key) >= 0 {
-			return sstables.Corruptf(dataPath, string(sstables.ComponentData), sc.Position(), "partition key %x out of token order", p.Key)
+			return nil, nil, sstables.Corruptf(dataPath, string(sstables.ComponentData), sc.Position(), "partition key %x out of token order", p.Key)
+		}
+		if first {
+			firstKey = append([]byte(nil), p.Key...)
+		}
+		if filter != nil && !filter.MightContain(p.Key) {
+			return nil, nil, sstables.Corruptf(r.desc.Path(sstables.ComponentFilter), string(sstables.ComponentFilter), -1, "bloom filter does not contain partition key %x", p.Key)
 		}
 		first = false
 		prevKey = append(prevKey[:0], p.Key...)
@@ -99,7 +101,7 @@ func (r *Reader) verifyRows() error {
 		for {
 			row, m, err := sc.Next()
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
 			if row == nil && m == nil {
 				break
@@ -110,13 +112,13 @@ func (r *Reader) verifyRows() error {
 			next := pi.HeaderLength
 			for i, b := range pi.Blocks {
 				if b.Offset != next || b.Width <= 0 || b.Offset+b.Width > size {
-					return sstables.Corruptf(indexPath, string(sstables.ComponentIndex), e.Offset,
+					return nil, nil, sstables.Corruptf(indexPath, string(sstables.ComponentIndex), e.Offset,
 						"promoted index block %d (offset %d, width %d) does not fit the partition of %d bytes", i, b.Offset, b.Width, size)
 				}
 				next = b.Offset + b.Width
 			}
 			if pi.Deletion != p.Deletion {
-				return sstables.Corruptf(indexPath, string(sstables.ComponentIndex), e.Offset, "promoted index deletion differs from the partition's")
+				return nil, nil, sstables.Corruptf(indexPath, string(sstables.ComponentIndex), e.Offset, "promoted index deletion differs from the partition's")
 			}
 		}
 	}
