@@ -133,10 +133,10 @@ type DataWriter struct {
 	chunkLen   int
 	info       *CompressionInfo
 	payloadLen int64
-	inline     *chunkSlot // Jobs == 1: the single slot, compressed in place
+	inline     *chunkSlot          // Jobs == 1: the single slot, compressed in place
 	fillComp   compress.Compressor // Jobs == 1: the compressor
-	pool       *chunkPool // Jobs > 1
-	fill       *chunkSlot // slot being filled
+	pool       *chunkPool          // Jobs > 1
+	fill       *chunkSlot          // slot being filled
 }
 
 // chunkSlot is one chunk's buffers; slots are reused for the life of the

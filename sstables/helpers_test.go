@@ -1,5 +1,14 @@
 package sstables
 
-import "github.com/castable-db/castable/checksummer"
+import (
+	"math/bits"
+	"slices"
+
+	"github.com/castable-db/castable/checksummer"
+)
 
 func algOf(v uint8) checksummer.Algorithm { return checksummer.Algorithm(v) }
+
+func slicesSortFunc[T any](s []T, cmp func(a, b T) int) { slices.SortFunc(s, cmp) }
+
+func bitsLeadingZeros64(x uint64) int { return bits.LeadingZeros64(x) }
