@@ -1,0 +1,66 @@
+//go:build amd64 && !purego
+
+package checksummer
+
+import "golang.org/x/sys/cpu"
+
+// The Adler-32 kernels are chosen once, from the CPU's features.
+var (
+	useAdler32AVX2   = cpu.X86.HasAVX2
+	useAdler32AVX512 = useAdler32AVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW
+)
+
+// adler32Impl names the code behind UpdateAdler32.
+func adler32Impl() string {
+	switch {
+	case useAdler32AVX512:
+		return "amd64 AVX-512BW assembly"
+	case useAdler32AVX2:
+		return "amd64 AVX2 assembly"
+	}
+	return "pure Go (no AVX2)"
+}
+
+// UpdateAdler32 returns the Adler-32 of prev's input followed by p.
+func UpdateAdler32(prev uint32, p []byte) uint32 {
+	return adler32Vector(prev, p, useAdler32AVX2, useAdler32AVX512)
+}
+
+// adler32Vector is UpdateAdler32 with the kernels to use given explicitly
+// (the tests run every combination the CPU supports).
+func adler32Vector(prev uint32, p []byte, avx2, avx512 bool) uint32 {
+	if !avx2 || len(p) < 32 {
+		return adler32Generic(prev, p)
+	}
+	a, b := uint64(prev&0xffff), uint64(prev>>16)
+	for len(p) >= 32 {
+		n := min(len(p), adler32Block)
+		var sum, weighted uint64
+		if avx512 && n >= 64 {
+			n &^= 63
+			sum, weighted = adler32SumsAVX512(p[:n])
+		} else {
+			n &^= 31
+			sum, weighted = adler32SumsAVX2(p[:n])
+		}
+		b = (b + uint64(n)*a + weighted) % adler32Mod
+		a = (a + sum) % adler32Mod
+		p = p[n:]
+	}
+	for _, c := range p { // fewer than 32 bytes
+		a += uint64(c)
+		b += a
+	}
+	return uint32(b%adler32Mod)<<16 | uint32(a%adler32Mod)
+}
+
+// adler32SumsAVX2 returns Σ d_i and Σ (n − i)·d_i for p; len(p) is a
+// non-zero multiple of 32, at most adler32Block (adler32_amd64.s).
+//
+//go:noescape
+func adler32SumsAVX2(p []byte) (sum, weighted uint64)
+
+// adler32SumsAVX512 is adler32SumsAVX2 for lengths that are multiples of 64.
+//
+//go:noescape
+func adler32SumsAVX512(p []byte) (sum, weighted uint64)
