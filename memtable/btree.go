@@ -1,0 +1,150 @@
+package memtable
+
+import (
+	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/mutation"
+)
+
+// btree is an insert-only B-tree of partitions ordered by (token, key), the
+// order SSTables store them in. A memtable never removes a partition, so the
+// tree needs only lookup, insertion and in-order traversal; every node is a
+// fixed-size array, which keeps a shard's partitions in few cache lines.
+type btree struct {
+	root   *node
+	length int
+}
+
+const (
+	degree   = 16
+	maxItems = 2*degree - 1
+)
+
+type item struct {
+	token int64
+	p     *mutation.Partition
+}
+
+type node struct {
+	n        int
+	items    [maxItems]item
+	children [maxItems + 1]*node // nil in leaves
+}
+
+func (n *node) leaf() bool { return n.children[0] == nil }
+
+// search returns the index of the first item not less than (token, key) and
+// whether it is equal.
+func (n *node) search(token int64, key []byte) (int, bool) {
+	lo, hi := 0, n.n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if dht.Compare(n.items[mid].token, n.items[mid].p.Key, token, key) < 0 {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < n.n && n.items[lo].token == token && string(n.items[lo].p.Key) == string(key) {
+		return lo, true
+	}
+	return lo, false
+}
+
+// get returns the partition with the given token and key, or nil.
+func (t *btree) get(token int64, key []byte) *mutation.Partition {
+	for n := t.root; n != nil; {
+		i, found := n.search(token, key)
+		if found {
+			return n.items[i].p
+		}
+		if n.leaf() {
+			return nil
+		}
+		n = n.children[i]
+	}
+	return nil
+}
+
+// insert adds p, which must not be in the tree yet.
+func (t *btree) insert(token int64, p *mutation.Partition) {
+	it := item{token: token, p: p}
+	if t.root == nil {
+		t.root = &node{}
+	}
+	if t.root.n == maxItems {
+		old := t.root
+		t.root = &node{}
+		t.root.children[0] = old
+		t.root.splitChild(0)
+	}
+	t.root.insertNonFull(it)
+	t.length++
+}
+
+func (n *node) insertNonFull(it item) {
+	for {
+		i, _ := n.search(it.token, it.p.Key)
+		if n.leaf() {
+			copy(n.items[i+1:n.n+1], n.items[i:n.n])
+			n.items[i] = it
+			n.n++
+			return
+		}
+		if n.children[i].n == maxItems {
+			n.splitChild(i)
+			if dht.Compare(n.items[i].token, n.items[i].p.Key, it.token, it.p.Key) < 0 {
+				i++
+			}
+		}
+		n = n.children[i]
+	}
+}
+
+// splitChild splits the full child i around its middle item, which moves up
+// into n.
+func (n *node) splitChild(i int) {
+	child := n.children[i]
+	right := &node{}
+	mid := child.items[degree-1]
+	right.n = degree - 1
+	copy(right.items[:], child.items[degree:])
+	if !child.leaf() {
+		copy(right.children[:], child.children[degree:])
+		for j := degree; j <= maxItems; j++ {
+			child.children[j] = nil
+		}
+	}
+	for j := degree - 1; j < maxItems; j++ {
+		child.items[j] = item{}
+	}
+	child.n = degree - 1
+
+	copy(n.items[i+1:n.n+1], n.items[i:n.n])
+	n.items[i] = mid
+	copy(n.children[i+2:n.n+2], n.children[i+1:n.n+1])
+	n.children[i+1] = right
+	n.n++
+}
+
+// ascend calls fn for every partition in order until fn returns false.
+func (t *btree) ascend(fn func(*mutation.Partition) bool) bool {
+	if t.root == nil {
+		return true
+	}
+	return t.root.ascend(fn)
+}
+
+func (n *node) ascend(fn func(*mutation.Partition) bool) bool {
+	for i := 0; i < n.n; i++ {
+		if !n.leaf() && !n.children[i].ascend(fn) {
+			return false
+		}
+		if !fn(n.items[i].p) {
+			return false
+		}
+	}
+	if !n.leaf() {
+		return n.children[n.n].ascend(fn)
+	}
+	return true
+}

@@ -1,0 +1,66 @@
+package memtable
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/mutation"
+)
+
+func TestBtreeOrderAndLookup(t *testing.T) {
+	for _, n := range []int{0, 1, 2, maxItems, maxItems + 1, 1000, 20000} {
+		var tr btree
+		rng := rand.New(rand.NewPCG(uint64(n), 7))
+		var want []*mutation.Partition
+		seen := map[string]bool{}
+		for len(want) < n {
+			k := make([]byte, 4)
+			binary.BigEndian.PutUint32(k, rng.Uint32()%uint32(4*n+1))
+			if seen[string(k)] {
+				if tr.get(dht.Token(k), k) == nil {
+					t.Fatalf("n=%d: inserted key %x not found", n, k)
+				}
+				continue
+			}
+			seen[string(k)] = true
+			p := &mutation.Partition{Key: k, Token: dht.Token(k)}
+			if tr.get(p.Token, k) != nil {
+				t.Fatalf("n=%d: key %x found before insertion", n, k)
+			}
+			tr.insert(p.Token, p)
+			want = append(want, p)
+		}
+		sort.Slice(want, func(i, j int) bool {
+			return dht.Compare(want[i].Token, want[i].Key, want[j].Token, want[j].Key) < 0
+		})
+		var got []*mutation.Partition
+		tr.ascend(func(p *mutation.Partition) bool { got = append(got, p); return true })
+		if len(got) != len(want) || tr.length != n {
+			t.Fatalf("n=%d: got %d partitions (length %d)", n, len(got), tr.length)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("n=%d: position %d holds %x, want %x", n, i, got[i].Key, want[i].Key)
+			}
+		}
+	}
+}
+
+func TestBtreeEqualTokensOrderByKey(t *testing.T) {
+	var tr btree
+	keys := [][]byte{{3}, {1}, {2}, {1, 0}, {}}
+	for _, k := range keys {
+		tr.insert(42, &mutation.Partition{Key: k, Token: 42})
+	}
+	var got []string
+	tr.ascend(func(p *mutation.Partition) bool { got = append(got, string(p.Key)); return true })
+	want := []string{"", "\x01", "\x01\x00", "\x02", "\x03"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("order %q, want %q", got, want)
+		}
+	}
+}

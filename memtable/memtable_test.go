@@ -1,0 +1,235 @@
+package memtable
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+)
+
+// smallPart is perf_fast_forward's small-part table: (pk int PRIMARY KEY, value blob).
+func smallPart(t testing.TB) *schema.Table {
+	t.Helper()
+	tbl, err := schema.NewTable("ks", "small_part", []schema.ColumnDef{
+		{Name: "pk", Type: schema.Int, Kind: schema.PartitionKey},
+		{Name: "value", Type: schema.Blob, Kind: schema.Regular},
+	}, schema.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+func intKey(v int32) []byte {
+	return binary.BigEndian.AppendUint32(nil, uint32(v))
+}
+
+// onePartition fills p (reusing its memory) with a one-row, one-cell update.
+func onePartition(p *mutation.Partition, tbl *schema.Table, key []byte, value []byte, ts int64) {
+	if cap(p.Rows) == 0 {
+		p.Rows = make([]mutation.Row, 1)
+		p.Rows[0].Cells = make([]mutation.Cell, 1)
+	}
+	*p = mutation.Partition{Key: key, Deletion: mutation.Live, Static: mutation.NewRow(nil), Rows: p.Rows[:1]}
+	r := &p.Rows[0]
+	cells := r.Cells[:1]
+	*r = mutation.NewRow(nil)
+	cells[0] = mutation.Cell{Column: tbl.Regular[0], Value: value, Timestamp: ts, TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime}
+	r.Cells = cells
+}
+
+func collect(t testing.TB, f *Frozen) []*mutation.Partition {
+	t.Helper()
+	var out []*mutation.Partition
+	if err := f.Ascend(func(p *mutation.Partition) error { out = append(out, p); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestApplyOrdersPartitionsByToken(t *testing.T) {
+	tbl := smallPart(t)
+	for _, shards := range []int{1, 4, 64} {
+		m := New(tbl, Options{Shards: shards})
+		var p mutation.Partition
+		for i := int32(0); i < 5000; i++ {
+			onePartition(&p, tbl, intKey(i), []byte{byte(i)}, 100)
+			if err := m.Apply(&p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := collect(t, m.Freeze())
+		if len(got) != 5000 {
+			t.Fatalf("shards=%d: %d partitions, want 5000", shards, len(got))
+		}
+		for i := 1; i < len(got); i++ {
+			if dht.Compare(got[i-1].Token, got[i-1].Key, got[i].Token, got[i].Key) >= 0 {
+				t.Fatalf("shards=%d: partitions %d and %d out of order", shards, i-1, i)
+			}
+			if got[i].Token != dht.Token(got[i].Key) {
+				t.Fatalf("token not computed from the key")
+			}
+		}
+	}
+}
+
+func TestApplyCopiesInput(t *testing.T) {
+	tbl := smallPart(t)
+	m := New(tbl, Options{})
+	key, value := intKey(7), []byte("hello")
+	var p mutation.Partition
+	onePartition(&p, tbl, key, value, 1)
+	if err := m.Apply(&p); err != nil {
+		t.Fatal(err)
+	}
+	key[3], value[0] = 99, 'X'
+	p.Rows[0].Cells[0].Timestamp = 5
+	got := m.Freeze().Get(intKey(7))
+	if got == nil || string(got.Rows[0].Cells[0].Value) != "hello" || got.Rows[0].Cells[0].Timestamp != 1 {
+		t.Fatalf("memtable shares the caller's memory: %+v", got)
+	}
+}
+
+func TestOverwriteReconciles(t *testing.T) {
+	tbl := smallPart(t)
+	m := New(tbl, Options{Now: func() time.Time { return time.Unix(1600000000, 0) }})
+	var p mutation.Partition
+	apply := func(v string, ts int64) {
+		onePartition(&p, tbl, intKey(1), []byte(v), ts)
+		if err := m.Apply(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply("new", 20)
+	apply("old", 10) // older write loses
+	apply("aaa", 20) // equal timestamp: the greater value wins ("new" > "aaa")
+	before := m.DataSize()
+	apply("zzz", 20) // equal timestamp, greater value wins
+	f := m.Freeze()
+	got := f.Get(intKey(1))
+	if c := got.Rows[0].Cells[0]; string(c.Value) != "zzz" || c.Timestamp != 20 {
+		t.Fatalf("cell = %q@%d, want zzz@20", c.Value, c.Timestamp)
+	}
+	if f.Len() != 1 || m.Applied() != 4 {
+		t.Fatalf("len %d applied %d", f.Len(), m.Applied())
+	}
+	if m.DataSize() != before {
+		t.Fatalf("data size changed from %d to %d on a same-size overwrite", before, m.DataSize())
+	}
+	if want := int64(4 + 3); m.DataSize() != want {
+		t.Fatalf("DataSize = %d, want %d", m.DataSize(), want)
+	}
+}
+
+func TestPartitionDeletionShadowsOlderRows(t *testing.T) {
+	tbl := smallPart(t)
+	m := New(tbl, Options{})
+	var p mutation.Partition
+	onePartition(&p, tbl, intKey(1), []byte("v"), 10)
+	if err := m.Apply(&p); err != nil {
+		t.Fatal(err)
+	}
+	del := mutation.Partition{Key: intKey(1), Deletion: mutation.DeletionTime{MarkedForDeleteAt: 15, LocalDeletionTime: 1000}, Static: mutation.NewRow(nil)}
+	if err := m.Apply(&del); err != nil {
+		t.Fatal(err)
+	}
+	got := m.Freeze().Get(intKey(1))
+	if len(got.Rows) != 0 || got.Deletion.MarkedForDeleteAt != 15 {
+		t.Fatalf("deleted partition still has rows %+v / deletion %+v", got.Rows, got.Deletion)
+	}
+}
+
+func TestFreezeStopsApplies(t *testing.T) {
+	tbl := smallPart(t)
+	m := New(tbl, Options{})
+	m.Freeze()
+	var p mutation.Partition
+	onePartition(&p, tbl, intKey(1), []byte("v"), 1)
+	if err := m.Apply(&p); err != ErrFrozen {
+		t.Fatalf("Apply after Freeze = %v, want ErrFrozen", err)
+	}
+}
+
+func TestFrozenStatsCoverUpdates(t *testing.T) {
+	tbl := smallPart(t)
+	m := New(tbl, Options{})
+	var p mutation.Partition
+	for i, ts := range []int64{500, 300, 900} {
+		onePartition(&p, tbl, intKey(int32(i)), []byte("v"), ts)
+		if err := m.Apply(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := m.Freeze()
+	if got := f.Stats().EncodingStats().MinTimestamp; got != 300 {
+		t.Fatalf("min timestamp %d, want 300", got)
+	}
+	if cols := f.Stats().Columns(nil); len(cols) != 1 || cols[0].Name != "value" {
+		t.Fatalf("columns %v", cols)
+	}
+}
+
+// TestConcurrentApply runs many writers at once (run with -race): every
+// partition written is found exactly once, with the newest value.
+func TestConcurrentApply(t *testing.T) {
+	tbl := smallPart(t)
+	m := New(tbl, Options{Shards: 8})
+	const writers, perWriter = 8, 2000
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			var p mutation.Partition
+			for i := 0; i < perWriter; i++ {
+				// Writers overlap on half of the keys.
+				k := int32(i)
+				if i%2 == 1 {
+					k = int32(w*perWriter + i + 1_000_000)
+				}
+				onePartition(&p, tbl, intKey(k), []byte(fmt.Sprintf("w%d", w)), int64(w))
+				if err := m.Apply(&p); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	got := collect(t, m.Freeze())
+	want := perWriter/2 + writers*perWriter/2
+	if len(got) != want {
+		t.Fatalf("%d partitions, want %d", len(got), want)
+	}
+	for _, p := range got {
+		if k := int32(binary.BigEndian.Uint32(p.Key)); k < 1_000_000 {
+			if v := string(p.Rows[0].Cells[0].Value); v != fmt.Sprintf("w%d", writers-1) {
+				t.Fatalf("shared key %d holds %q, want the newest write w%d", k, v, writers-1)
+			}
+		}
+	}
+}
+
+func BenchmarkApply(b *testing.B) {
+	tbl := smallPart(b)
+	value := make([]byte, 100)
+	var p mutation.Partition
+	key := make([]byte, 4)
+	m := New(tbl, Options{})
+	b.ReportAllocs()
+	b.SetBytes(int64(len(value) + len(key)))
+	i := uint32(0)
+	for b.Loop() {
+		binary.BigEndian.PutUint32(key, i)
+		i++
+		onePartition(&p, tbl, key, value, int64(i))
+		if err := m.Apply(&p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package memtable
+
+import (
+	"unsafe"
+
+	"github.com/castable-db/castable/mutation"
+)
+
+// slab hands out the memory a shard's partitions live in: structs come from
+// blocks of a few hundred, bytes from 64 KiB blocks, so applying a small
+// partition costs no allocation in steady state. Nothing is ever freed
+// individually; the whole slab goes away with the memtable.
+type slab struct {
+	partitions []mutation.Partition
+	rows       []mutation.Row
+	cells      []mutation.Cell
+	markers    []mutation.RangeTombstoneMarker
+	complex    []mutation.ComplexDeletion
+	values     [][]byte
+	bytes      []byte
+
+	// allocated is the memory the slab has taken from the Go heap.
+	allocated int64
+}
+
+const (
+	structBlock = 256
+	byteBlock   = 64 << 10
+	// largeValue is the size from which a value gets its own allocation
+	// instead of a share of a byte block.
+	largeValue = byteBlock / 4
+)
+
+var (
+	sizeofPartition = int64(unsafe.Sizeof(mutation.Partition{}))
+	sizeofRow       = int64(unsafe.Sizeof(mutation.Row{}))
+	sizeofCell      = int64(unsafe.Sizeof(mutation.Cell{}))
+	sizeofMarker    = int64(unsafe.Sizeof(mutation.RangeTombstoneMarker{}))
+	sizeofComplex   = int64(unsafe.Sizeof(mutation.ComplexDeletion{}))
+	sizeofSlice     = int64(unsafe.Sizeof([]byte(nil)))
+)
+
+// takeN returns n zeroed elements carved from *block, refilling it with a
+// new block of at least structBlock elements when it runs out. The result has
+// its capacity clipped so appends never spill into a neighbour.
+func takeN[T any](s *slab, block *[]T, n int, size int64) []T {
+	if n == 0 {
+		return nil
+	}
+	if len(*block) < n {
+		c := max(structBlock, n)
+		*block = make([]T, c)
+		s.allocated += int64(c) * size
+	}
+	out := (*block)[:n:n]
+	*block = (*block)[n:]
+	return out
+}
+
+// copyBytes returns a copy of b held by the slab (nil stays nil, empty
+// stays empty and non-nil).
+func (s *slab) copyBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	n := len(b)
+	if n == 0 {
+		return b[:0:0]
+	}
+	if n >= largeValue {
+		s.allocated += int64(n)
+		return append([]byte(nil), b...)
+	}
+	if len(s.bytes) < n {
+		s.bytes = make([]byte, byteBlock)
+		s.allocated += byteBlock
+	}
+	out := s.bytes[:n:n]
+	copy(out, b)
+	s.bytes = s.bytes[n:]
+	return out
+}
+
+func (s *slab) copyClustering(c mutation.Clustering) mutation.Clustering {
+	if c == nil {
+		return nil
+	}
+	out := takeN(s, &s.values, len(c), sizeofSlice)
+	for i, v := range c {
+		out[i] = s.copyBytes(v)
+	}
+	return out
+}
+
+func (s *slab) copyRow(dst, src *mutation.Row) {
+	*dst = *src
+	dst.Clustering = s.copyClustering(src.Clustering)
+	dst.Cells = takeN(s, &s.cells, len(src.Cells), sizeofCell)
+	for i := range src.Cells {
+		c := &dst.Cells[i]
+		*c = src.Cells[i]
+		c.Path = s.copyBytes(c.Path)
+		c.Value = s.copyBytes(c.Value)
+	}
+	dst.ComplexDeletions = takeN(s, &s.complex, len(src.ComplexDeletions), sizeofComplex)
+	copy(dst.ComplexDeletions, src.ComplexDeletions)
+}
+
+// copyPartition returns a deep copy of p whose memory belongs to the slab.
+func (s *slab) copyPartition(p *mutation.Partition) *mutation.Partition {
+	out := &takeN(s, &s.partitions, 1, sizeofPartition)[0]
+	out.Key = s.copyBytes(p.Key)
+	out.Token = p.Token
+	out.Deletion = p.Deletion
+	s.copyRow(&out.Static, &p.Static)
+	out.Rows = takeN(s, &s.rows, len(p.Rows), sizeofRow)
+	for i := range p.Rows {
+		s.copyRow(&out.Rows[i], &p.Rows[i])
+	}
+	out.Markers = takeN(s, &s.markers, len(p.Markers), sizeofMarker)
+	for i := range p.Markers {
+		m := &out.Markers[i]
+		*m = p.Markers[i]
+		m.Clustering = s.copyClustering(m.Clustering)
+	}
+	return out
+}
+
+// dataSize is the number of bytes of keys, values, paths and clustering
+// values p holds: the logical size the byte accounting reports.
+func dataSize(p *mutation.Partition) int64 {
+	n := int64(len(p.Key)) + rowDataSize(&p.Static)
+	for i := range p.Rows {
+		n += rowDataSize(&p.Rows[i])
+	}
+	for i := range p.Markers {
+		for _, v := range p.Markers[i].Clustering {
+			n += int64(len(v))
+		}
+	}
+	return n
+}
+
+func rowDataSize(r *mutation.Row) int64 {
+	var n int64
+	for _, v := range r.Clustering {
+		n += int64(len(v))
+	}
+	for i := range r.Cells {
+		n += int64(len(r.Cells[i].Path) + len(r.Cells[i].Value))
+	}
+	return n
+}
