@@ -124,6 +124,16 @@ func (c *lz4Compressor) Decompress(dst, src []byte, maxLen int) ([]byte, error) 
 	if uint64(n) > uint64(max(maxLen, 0)) {
 		return nil, corruptf(LZ4, "length prefix %d exceeds the chunk bound %d", n, maxLen)
 	}
+	if n == 0 {
+		// The empty block is the single token 00, as LZ4_decompress_safe
+		// requires for a zero-size output. Handled here because pierrec's
+		// amd64 decoder faults on a nil dst (its output-end arithmetic
+		// wraps around address 0).
+		if len(src) != lz4PrefixLen+1 || src[lz4PrefixLen] != 0 {
+			return nil, corruptf(LZ4, "length prefix 0 but a %d-byte block that is not the empty block 00", len(src)-lz4PrefixLen)
+		}
+		return dst[:0], nil
+	}
 	dst = grow(dst, int(n))
 	got, ok := c.block.decode(dst, src[lz4PrefixLen:])
 	if !ok {
