@@ -1,0 +1,122 @@
+package mc
+
+import (
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/sstables"
+)
+
+func openRef(t testing.TB, ref refSSTable) *Reader {
+	t.Helper()
+	desc, _, _, err := sstables.ParseDescriptor(ref.path("Data.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(desc, nil, sstables.ReaderOptions{})
+	if err != nil {
+		t.Fatalf("%s: %v", ref.name, err)
+	}
+	return r
+}
+
+// scanAll reads every partition of r into deep copies.
+func scanAll(t testing.TB, r sstables.Reader) []*mutation.Partition {
+	t.Helper()
+	sc, err := r.Scan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	var out []*mutation.Partition
+	for {
+		p, err := sc.NextPartition()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp, err := readWholePartition(sc.(*scanner), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, cp)
+	}
+}
+
+// TestReadEveryReference opens every mc/md/me SSTable of the corpus
+// (compressed ones included) without a schema, scans it, looks every
+// partition up with Get, and verifies the sound ones.
+func TestReadEveryReference(t *testing.T) {
+	for _, ref := range refSSTables(t, false) {
+		t.Run(ref.name, func(t *testing.T) {
+			r := openRef(t, ref)
+			defer r.Close()
+			parts := scanAll(t, r)
+			if len(parts) == 0 {
+				t.Fatal("no partitions")
+			}
+			for i, p := range parts {
+				if i%4099 != 0 && i != len(parts)-1 {
+					continue // Get a sample of the 65536-partition case
+				}
+				got, err := r.Get(p.Key)
+				if err != nil {
+					t.Fatalf("Get(%x): %v", p.Key, err)
+				}
+				if got == nil || !reflect.DeepEqual(got, p) {
+					t.Fatalf("Get(%x) = %+v, want %+v", p.Key, got, p)
+				}
+			}
+			if got, err := r.Get([]byte("no such key, surely")); err != nil || got != nil {
+				t.Fatalf("Get(absent) = %v, %v", got, err)
+			}
+			if err := r.Verify(); err != nil {
+				t.Fatalf("Verify: %v", err)
+			}
+		})
+	}
+}
+
+// TestVerifyIntegrityCheckFiles requires Verify to fail on each
+// deliberately corrupt SSTable, naming the broken chunk or the digest.
+func TestVerifyIntegrityCheckFiles(t *testing.T) {
+	n := 0
+	for _, ref := range refSSTables(t, true) {
+		if !strings.Contains(ref.name, "integrity_check") {
+			continue
+		}
+		n++
+		t.Run(ref.name, func(t *testing.T) {
+			r := openRef(t, ref)
+			defer r.Close()
+			err := r.Verify()
+			if err == nil {
+				t.Fatal("Verify passed a corrupt SSTable")
+			}
+			if !errors.Is(err, sstables.ErrCorrupt) {
+				t.Fatalf("error is not a CorruptionError: %v", err)
+			}
+			msg := err.Error()
+			switch {
+			case strings.HasSuffix(ref.name, "invalid_digest"):
+				if !strings.Contains(msg, "Digest.crc32") || !strings.Contains(msg, "digest") {
+					t.Fatalf("error does not name the digest: %v", err)
+				}
+			case strings.HasSuffix(ref.name, "invalid_checksums"):
+				if !strings.Contains(msg, "chunk") {
+					t.Fatalf("error does not name the chunk: %v", err)
+				}
+			}
+			t.Logf("%v", err)
+		})
+	}
+	if n != 4 {
+		t.Fatalf("found %d integrity_check SSTables, want 4", n)
+	}
+}
