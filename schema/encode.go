@@ -179,8 +179,11 @@ func uvintSize(v uint64) int {
 
 // appendSignedVint appends zigzag(v) as an unsigned vint.
 func appendSignedVint(dst []byte, v int64) []byte {
-	return appendUvint(dst, uint64(v<<1)^uint64(v>>63))
+	return appendUvint(dst, zigzag(v))
 }
+
+// zigzag maps signed to unsigned: 0, -1, 1, -2 ... -> 0, 1, 2, 3 ...
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
 // readUvint decodes an unsigned vint; ok is false when b is truncated.
 func readUvint(b []byte) (v uint64, n int, ok bool) {
