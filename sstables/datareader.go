@@ -412,6 +412,7 @@ func (r *DataReader) Verify() (*DataVerifyResult, error) {
 	var c chunkCache
 	c.idx = -1
 	if r.info == nil {
+		comb := fixedCombiner(cs, r.chunk)
 		for i := 0; i < r.nchunks; i++ {
 			start := int64(i) * r.chunk
 			n := int(min(r.chunk, r.length-start))
@@ -423,7 +424,11 @@ func (r *DataReader) Verify() (*DataVerifyResult, error) {
 			if r.crc != nil && sum != r.crc.Checksums[i] {
 				return nil, r.corrupt(start, nil, "chunk %d checksum mismatch: CRC.db has %08x, data gives %08x", i, r.crc.Checksums[i], sum)
 			}
-			res.Digest = cs.Combine(res.Digest, sum, int64(n))
+			if comb != nil && int64(n) == r.chunk {
+				res.Digest = comb(res.Digest, sum)
+			} else {
+				res.Digest = cs.Combine(res.Digest, sum, int64(n))
+			}
 		}
 		res.PayloadDigest = res.Digest
 		res.Chunks = r.nchunks

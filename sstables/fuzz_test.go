@@ -1,0 +1,215 @@
+package sstables
+
+import (
+	"bytes"
+	"io"
+	"testing"
+)
+
+// addRealSeeds adds component c of every real SSTable as a seed.
+func addRealSeeds(f *testing.F, c Component) {
+	for _, s := range realSSTables(f) {
+		if s.has(c) {
+			f.Add(s.read(f, c))
+		}
+	}
+}
+
+func FuzzCompressionInfo(f *testing.F) {
+	addRealSeeds(f, ComponentCompressionInfo)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ci, err := ParseCompressionInfo(b, "x")
+		if err != nil {
+			return
+		}
+		again, err := ci.AppendTo(nil)
+		if err != nil || !bytes.Equal(again, b) {
+			t.Fatalf("re-encoding differs (%v)", err)
+		}
+		for i := range ci.ChunkOffsets {
+			ci.ChunkDataLength(i)
+		}
+	})
+}
+
+func FuzzCRCdb(f *testing.F) {
+	addRealSeeds(f, ComponentCRC)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := ParseCRC(b, "x")
+		if err != nil {
+			return
+		}
+		if !bytes.Equal(c.AppendTo(nil), b) {
+			t.Fatal("re-encoding differs")
+		}
+		c.ChunkCount(int64(len(b))*1000, 1, "x")
+		c.ChunkCount(int64(len(b))*1000, 2, "x")
+	})
+}
+
+func FuzzSummary(f *testing.F) {
+	for _, s := range realSSTables(f) {
+		if s.has(ComponentSummary) {
+			tr, _ := Traits(s.desc.Version)
+			f.Add(s.read(f, ComponentSummary), tr.SummaryBoundaries, s.has(ComponentCompressionInfo))
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte, boundaries, compressed bool) {
+		s, err := ParseSummary(b, "x", SummaryReadOptions{Boundaries: boundaries, DataCompressed: compressed})
+		if err != nil {
+			return
+		}
+		for k := 0; k < s.Len(); k++ {
+			s.Key(k)
+			s.IndexPosition(k)
+		}
+		s.Floor(s.First)
+		s.Floor(nil)
+	})
+}
+
+func FuzzFilter(f *testing.F) {
+	addRealSeeds(f, ComponentFilter)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, old := range []bool{false, true} {
+			bf, err := ParseBloomFilter(b, "x", old)
+			if err != nil {
+				return
+			}
+			if !bytes.Equal(bf.AppendTo(nil), b) {
+				t.Fatal("re-encoding differs")
+			}
+			bf.MightContain(b)
+			bf.Add(b)
+			if !bf.MightContain(b) {
+				t.Fatal("added key absent")
+			}
+		}
+	})
+}
+
+func FuzzTOC(f *testing.F) {
+	addRealSeeds(f, ComponentTOC)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cs, err := ParseTOC(b, "x")
+		if err != nil {
+			return
+		}
+		again, err := ParseTOC(AppendTOC(nil, cs), "x")
+		if err != nil || len(SortComponents(append(cs, ComponentTOC))) != len(again) {
+			t.Fatalf("TOC %v does not round-trip: %v %v", cs, again, err)
+		}
+	})
+}
+
+func FuzzDigest(f *testing.F) {
+	for _, s := range realSSTables(f) {
+		if c := s.digestComponent(); c != "" {
+			f.Add(s.read(f, c))
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := ParseDigest(b, "x", ComponentDigestCRC32)
+		if err != nil {
+			return
+		}
+		if again, err := ParseDigest(AppendDigest(nil, v), "x", ComponentDigestCRC32); err != nil || again != v {
+			t.Fatal("digest does not round-trip")
+		}
+	})
+}
+
+func FuzzHyperLogLog(f *testing.F) {
+	for _, s := range realSSTables(f) {
+		if !s.has(ComponentStatistics) || s.scylla {
+			continue
+		}
+		tr, _ := Traits(s.desc.Version)
+		r := NewByteReader(statisticsComponent(f, s, 1), "x", ComponentStatistics, 0)
+		if tr.CompactionAncestors {
+			r.Skip(4 * int(r.I32()))
+		}
+		if b := r.IntBytes(); r.Err() == nil {
+			f.Add(b)
+		}
+	}
+	h := NewHyperLogLog()
+	for i := 0; i < 7000; i++ {
+		h.OfferKey([]byte{byte(i), byte(i >> 8), 1})
+	}
+	f.Add(h.AppendTo(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, err := ParseHyperLogLog(b, "x", ComponentStatistics, 0)
+		if err != nil {
+			return
+		}
+		enc := h.AppendTo(nil)
+		again, err := ParseHyperLogLog(enc, "x", ComponentStatistics, 0)
+		if err != nil || !bytes.Equal(again.AppendTo(nil), enc) {
+			t.Fatalf("HLL does not round-trip: %v", err)
+		}
+		h.OfferKey(b)
+		h.AppendTo(nil)
+	})
+}
+
+func FuzzStatisticsHistograms(f *testing.F) {
+	for _, s := range realSSTables(f) {
+		if s.has(ComponentStatistics) {
+			f.Add(statisticsComponent(f, s, 2))
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r := NewByteReader(b, "x", ComponentStatistics, 0)
+		if h, err := ParseEstimatedHistogram(r); err == nil {
+			h.Add(int64(len(b)))
+			h.AppendTo(nil)
+		}
+		if h, err := ParseStreamingHistogram(r); err == nil {
+			h.Update(float64(len(b)))
+			h.AppendTo(nil)
+		}
+		ParseValidationMetadata(NewByteReader(b, "x", ComponentStatistics, 0))
+	})
+}
+
+// FuzzDataReader reads random Data.db bytes through the CompressionInfo.db
+// of each real compressed SSTable (or as an uncompressed file with a
+// CRC.db): checksum failures, corrupt chunks and decompression bombs must
+// be errors, never panics or unbounded allocations.
+func FuzzDataReader(f *testing.F) {
+	var infos []*CompressionInfo
+	for _, s := range realSSTables(f) {
+		if s.has(ComponentCompressionInfo) {
+			ci, err := ReadCompressionInfo(nil, s.desc)
+			if err != nil {
+				f.Fatal(err)
+			}
+			infos = append(infos, ci)
+			f.Add(s.read(f, ComponentData), uint8(len(infos)-1), false)
+		} else if s.has(ComponentCRC) && len(infos) > 0 {
+			f.Add(s.read(f, ComponentData), uint8(0), true)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, which uint8, verifyChunks bool) {
+		ci := infos[int(which)%len(infos)]
+		chance := -1.0
+		if verifyChunks {
+			chance = 1
+		}
+		for _, info := range []*CompressionInfo{ci, nil} {
+			var crc *CRCInfo
+			if info == nil {
+				crc = &CRCInfo{ChunkSize: 64, Checksums: make([]uint32, (len(data)+63)/64)}
+			}
+			r, err := NewDataReader(bytes.NewReader(data), int64(len(data)), "x", info, crc, DataReaderOptions{CRCCheckChance: chance})
+			if err != nil {
+				continue
+			}
+			io.Copy(io.Discard, r.NewStream(0))
+			r.Verify()
+			buf := make([]byte, 100)
+			r.ReadAt(buf, int64(len(data)/2))
+		}
+	})
+}
