@@ -26,7 +26,7 @@ func newNameDecoder(t *schema.Table, l layout) *nameDecoder {
 	for _, c := range t.Regular {
 		d.byName[c.Name] = c
 	}
-	if l.dense && len(t.Regular) > 0 {
+	if (l.dense || !l.compound) && len(t.Regular) == 1 {
 		d.compact = t.Regular[0]
 	}
 	return d
@@ -86,15 +86,20 @@ func (d *nameDecoder) decodeCellName(in *input, a *legacyAtom) error {
 			a.clustering = d.clustering([][]byte{name}, 1)
 			return d.setCompactValue(in, a)
 		}
-		col := d.column(name)
-		if col == nil {
+		// A declared column (static in Cassandra 3.x's model), or else a
+		// dynamic cell: its name is the hidden clustering value.
+		if col := d.column(name); col != nil && col.Kind == schema.Static {
+			a.column, a.static = col, true
+			return nil
+		}
+		if d.l.rowClustering != 1 || d.compact == nil {
 			return in.corrupt(a.offset, "cell for unknown column %q", name)
 		}
-		a.column = col
-		a.static = col.Kind == schema.Static
-		if !a.static {
-			a.clustering = mutation.Clustering{}
+		if err := d.validate(in, a, 0, name); err != nil {
+			return err
 		}
+		a.clustering = d.clustering([][]byte{name}, 1)
+		a.column = d.compact
 		return nil
 	}
 	if !d.p.parse(name) {
@@ -214,7 +219,7 @@ func (d *nameDecoder) decodeBound(in *input, a *legacyAtom, b []byte, isStart bo
 	}
 	n := d.l.clustering
 	if !d.l.compound {
-		if !d.l.dense {
+		if d.l.rowClustering != 1 {
 			return in.corrupt(a.offset, "range tombstone in a table without clustering columns")
 		}
 		if err := d.validate(in, a, 0, b); err != nil {

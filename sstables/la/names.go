@@ -48,24 +48,25 @@ type layout struct {
 	// dense tables (COMPACT STORAGE with clustering columns) have no
 	// column-name component: the clustering is the whole name.
 	dense bool
-	// clustering is the number of clustering columns.
+	// clustering is the number of declared clustering columns: the
+	// clustering components of a name.
 	clustering int
+	// rowClustering is the clustering size of the table's rows
+	// (len(Table.Clustering)): for a COMPACT STORAGE table without declared
+	// clustering columns it is 1, Cassandra 3.x's hidden "column1" that
+	// holds the names of dynamic cells.
+	rowClustering int
 }
 
 // layoutOf derives the la layout of a table (la-format.md §3.3).
 func layoutOf(t *schema.Table) layout {
-	n := len(t.Clustering)
-	if !t.Options.CompactStorage {
-		return layout{compound: true, dense: false, clustering: n}
+	n := 0
+	for _, c := range t.Clustering {
+		if !c.Hidden {
+			n++
+		}
 	}
-	switch n {
-	case 0:
-		return layout{compound: false, dense: false}
-	case 1:
-		return layout{compound: false, dense: true, clustering: 1}
-	default:
-		return layout{compound: true, dense: true, clustering: n}
-	}
+	return layout{compound: t.IsCompound(), dense: t.IsDense(), clustering: n, rowClustering: len(t.Clustering)}
 }
 
 // String names the layout as Cassandra's documentation does.
@@ -217,7 +218,7 @@ func boolCompare(a, b bool) int {
 func (c *nameComparator) compare(x, y []byte) int {
 	if !c.l.compound {
 		var typ *schema.Type
-		if c.l.dense && len(c.types) > 0 {
+		if len(c.types) > 0 {
 			typ = c.types[0]
 		}
 		return compareValues(typ, x, y)

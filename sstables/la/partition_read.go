@@ -134,11 +134,11 @@ func (r *partitionReader) readStatic() (*mutation.Row, error) {
 			return nil, err
 		}
 		a := &r.peek
-		if !a.isStatic() || !a.isRowAtom(r.l.clustering) {
+		if !a.isStatic() || !a.isRowAtom(r.l.rowClustering) {
 			return nil, nil
 		}
 		r.consume()
-		if r.tracker.isShadowed(a, r.l.clustering) {
+		if r.tracker.isShadowed(a, r.l.rowClustering) {
 			r.compact()
 			continue
 		}
@@ -170,11 +170,11 @@ func (r *partitionReader) next() (*mutation.Row, *mutation.RangeTombstoneMarker,
 			return nil, r.tracker.popClosing(&r.marker), nil
 		}
 		r.consume()
-		if r.tracker.isShadowed(a, r.l.clustering) {
+		if r.tracker.isShadowed(a, r.l.rowClustering) {
 			r.compact()
 			continue
 		}
-		if a.isRowAtom(r.l.clustering) {
+		if a.isRowAtom(r.l.rowClustering) {
 			if a.isStatic() {
 				return nil, nil, r.in.corrupt(a.offset, "static atom after the partition's first clustering atom")
 			}

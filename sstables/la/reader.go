@@ -1,0 +1,349 @@
+package la
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+)
+
+// maxStatisticsSize bounds the Statistics.db a reader loads.
+const maxStatisticsSize = 64 << 20
+
+// Reader reads one la SSTable; it implements sstables.Reader.
+type Reader struct {
+	desc     sstables.Descriptor
+	fsys     sstables.FS
+	table    *schema.Table
+	inferred bool
+	l        layout
+	stats    *Statistics
+	data     *sstables.DataReader
+	summary  *sstables.Summary
+	filter   *sstables.BloomFilter
+}
+
+// readableVersion reports whether the la reader accepts files of version
+// v: la, Cassandra 2.1's identical ka (renamed), and 2.2.7+'s lb, whose
+// Statistics.db only adds a commit log lower bound.
+func readableVersion(v string) bool { return v == "la" || v == "ka" || v == "lb" }
+
+// Open opens the SSTable desc. table names and types the columns; when it
+// is nil the reader infers a table from the SSTable itself (see
+// InferTable): blob-typed columns named after the cell names found in
+// Data.db, which takes one extra pass over the file.
+func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOptions) (*Reader, error) {
+	if !readableVersion(desc.Version) {
+		return nil, fmt.Errorf("la: cannot read SSTable version %q", desc.Version)
+	}
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = sstables.OSFS
+	}
+	r := &Reader{desc: desc, fsys: fsys, table: table}
+	statsPath := desc.Path(sstables.ComponentStatistics)
+	b, err := readFile(fsys, statsPath, sstables.ComponentStatistics, maxStatisticsSize)
+	if err != nil {
+		return nil, err
+	}
+	if r.stats, err = ParseStatistics(b, statsPath); err != nil {
+		return nil, err
+	}
+	chance := opts.CRCCheckChance
+	if chance == 0 && table != nil {
+		chance = table.Options.CRCCheckChance
+	}
+	if r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance}); err != nil {
+		return nil, err
+	}
+	if r.summary, err = sstables.ReadSummary(fsys, desc, sstables.SummaryReadOptions{
+		Boundaries: true, DataCompressed: r.data.CompressionInfo() != nil,
+	}); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		r.data.Close()
+		return nil, err
+	}
+	if r.filter, err = sstables.ReadBloomFilter(fsys, desc, true); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		r.data.Close()
+		return nil, err
+	}
+	if table == nil {
+		if r.table, err = inferTable(r); err != nil {
+			r.data.Close()
+			return nil, err
+		}
+		r.inferred = true
+	}
+	r.l = layoutOf(r.table)
+	return r, nil
+}
+
+// readFile reads a whole small component, refusing more than limit bytes.
+func readFile(fsys sstables.FS, path string, c sstables.Component, limit int64) ([]byte, error) {
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size, err := f.Size()
+	if err != nil {
+		return nil, err
+	}
+	if size > limit {
+		return nil, sstables.Corruptf(path, string(c), -1, "file of %d bytes is larger than the %d accepted", size, limit)
+	}
+	b := make([]byte, size)
+	if n, err := f.ReadAt(b, 0); n != len(b) {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, &sstables.CorruptionError{Path: path, Component: string(c), Offset: int64(n), Reason: "short read", Err: err}
+	}
+	return b, nil
+}
+
+// Descriptor implements sstables.Reader.
+func (r *Reader) Descriptor() sstables.Descriptor { return r.desc }
+
+// Table implements sstables.Reader: the table given to Open, or the
+// inferred one.
+func (r *Reader) Table() *schema.Table { return r.table }
+
+// Inferred reports whether Table was inferred from the SSTable.
+func (r *Reader) Inferred() bool { return r.inferred }
+
+// Statistics returns the parsed Statistics.db.
+func (r *Reader) Statistics() *Statistics { return r.stats }
+
+// DataLength returns the uncompressed length of Data.db.
+func (r *Reader) DataLength() int64 { return r.data.Length() }
+
+// Close implements sstables.Reader.
+func (r *Reader) Close() error { return r.data.Close() }
+
+// Scan implements sstables.Reader.
+func (r *Reader) Scan() (sstables.Scanner, error) { return r.scanFrom(0), nil }
+
+func (r *Reader) scanFrom(pos int64) *scanner {
+	stream := r.data.NewStream(pos)
+	s := &scanner{
+		in: newInput(stream, pos, r.data.Length(), r.desc.Path(sstables.ComponentData), sstables.ComponentData),
+		pr: newPartitionReader(r.table, r.l),
+	}
+	return s
+}
+
+// scanner implements sstables.Scanner over the Data.db stream.
+type scanner struct {
+	in        *input
+	pr        *partitionReader
+	part      mutation.Partition
+	key       []byte
+	static    []byte // arena of the copied static row
+	partStart int64
+	inPart    bool
+	err       error
+}
+
+// NextPartition implements sstables.Scanner.
+func (s *scanner) NextPartition() (*mutation.Partition, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.inPart {
+		if err := s.pr.skip(); err != nil {
+			s.err = err
+			return nil, err
+		}
+		s.inPart = false
+	}
+	if s.in.remaining() == 0 {
+		return nil, io.EOF
+	}
+	s.partStart = s.in.offset()
+	key, err := s.in.shortBytes()
+	if err != nil {
+		s.err = err
+		return nil, err
+	}
+	if len(key) == 0 {
+		s.err = s.in.corrupt(s.partStart, "empty partition key")
+		return nil, s.err
+	}
+	s.key = append(s.key[:0], key...)
+	dt, err := s.in.next(deletionTimeSize)
+	if err != nil {
+		s.err = err
+		return nil, err
+	}
+	deletion := decodeDeletionTime(dt)
+	s.pr.start(s.in, deletion)
+	static, err := s.pr.readStatic()
+	if err != nil {
+		s.err = err
+		return nil, err
+	}
+	s.part.Key = s.key
+	s.part.Token = dht.Token(s.key)
+	s.part.Deletion = deletion
+	s.part.Rows = s.part.Rows[:0]
+	s.part.Markers = s.part.Markers[:0]
+	s.part.Static.Reset()
+	if static != nil {
+		s.static = copyRow(&s.part.Static, static, s.static[:0])
+	}
+	s.inPart = true
+	return &s.part, nil
+}
+
+// copyRow copies src into dst, reusing dst's slices; the bytes go to
+// arena, which is returned.
+func copyRow(dst, src *mutation.Row, arena []byte) []byte {
+	cells := dst.Cells[:0]
+	deletions := dst.ComplexDeletions[:0]
+	*dst = *src
+	dst.Clustering = nil
+	for _, c := range src.Cells {
+		if c.Path != nil {
+			n := len(arena)
+			arena = append(arena, c.Path...)
+			c.Path = arena[n:len(arena):len(arena)]
+		}
+		if c.Value != nil {
+			n := len(arena)
+			arena = append(arena, c.Value...)
+			c.Value = arena[n:len(arena):len(arena)]
+		}
+		cells = append(cells, c)
+	}
+	dst.Cells = cells
+	dst.ComplexDeletions = append(deletions, src.ComplexDeletions...)
+	return arena
+}
+
+// Next implements sstables.Scanner.
+func (s *scanner) Next() (*mutation.Row, *mutation.RangeTombstoneMarker, error) {
+	if s.err != nil {
+		return nil, nil, s.err
+	}
+	if !s.inPart {
+		return nil, nil, nil
+	}
+	row, m, err := s.pr.next()
+	if err != nil {
+		s.err = err
+		return nil, nil, err
+	}
+	if row == nil && m == nil {
+		s.inPart = false
+	}
+	return row, m, nil
+}
+
+// Position implements sstables.Scanner.
+func (s *scanner) Position() int64 { return s.partStart }
+
+// Close implements sstables.Scanner.
+func (s *scanner) Close() error { return nil }
+
+// readWholePartition reads the partition the scanner is on into a fresh
+// Partition.
+func readWholePartition(s *scanner, p *mutation.Partition) (*mutation.Partition, error) {
+	out := &mutation.Partition{Key: bytes.Clone(p.Key), Token: p.Token, Deletion: p.Deletion}
+	out.Static = cloneRow(&p.Static)
+	if p.Static.IsEmpty() {
+		out.Static = mutation.NewRow(nil)
+	}
+	for {
+		row, m, err := s.Next()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case row != nil:
+			out.Rows = append(out.Rows, cloneRow(row))
+		case m != nil:
+			out.Markers = append(out.Markers, cloneMarker(m))
+		default:
+			return out, nil
+		}
+	}
+}
+
+// Get implements sstables.Reader: Filter.db, then Summary.db, then
+// Index.db locate the partition in Data.db.
+func (r *Reader) Get(key []byte) (*mutation.Partition, error) {
+	if r.filter != nil && !r.filter.MightContain(key) {
+		return nil, nil
+	}
+	pos, found, err := r.findIndexEntry(key)
+	if err != nil || !found {
+		return nil, err
+	}
+	s := r.scanFrom(pos)
+	p, err := s.NextPartition()
+	if err != nil {
+		if err == io.EOF {
+			err = s.in.corrupt(pos, "Index.db points past the end of Data.db")
+		}
+		return nil, err
+	}
+	if !bytes.Equal(p.Key, key) {
+		return nil, s.in.corrupt(pos, "Index.db points to partition %x, want %x", p.Key, key)
+	}
+	return readWholePartition(s, p)
+}
+
+// findIndexEntry returns the Data.db position of key from Index.db,
+// starting at the Summary.db sample at or before it.
+func (r *Reader) findIndexEntry(key []byte) (int64, bool, error) {
+	path := r.desc.Path(sstables.ComponentIndex)
+	f, err := r.fsys.Open(path)
+	if err != nil {
+		return 0, false, err
+	}
+	defer f.Close()
+	size, err := f.Size()
+	if err != nil {
+		return 0, false, err
+	}
+	var start int64
+	limit := -1
+	if r.summary != nil {
+		k := r.summary.Floor(key)
+		if k < 0 {
+			return 0, false, nil
+		}
+		start = r.summary.IndexPosition(k)
+		limit = r.summary.MinIndexInterval
+		if start < 0 || start > size {
+			return 0, false, sstables.Corruptf(r.desc.Path(sstables.ComponentSummary), string(sstables.ComponentSummary), -1,
+				"entry %d points to Index.db offset %d beyond its %d bytes", k, start, size)
+		}
+	}
+	in := newInput(io.NewSectionReader(f, start, size-start), start, size, path, sstables.ComponentIndex)
+	token := dht.Token(key)
+	var e indexEntry
+	var arena []byte
+	for i := 0; limit < 0 || i < limit; i++ {
+		arena = arena[:0]
+		ok, err := readIndexEntry(in, &e, &arena)
+		if err != nil || !ok {
+			return 0, false, err
+		}
+		switch c := dht.Compare(dht.Token(e.key), e.key, token, key); {
+		case c == 0:
+			return e.position, true, nil
+		case c > 0:
+			return 0, false, nil
+		}
+	}
+	return 0, false, nil
+}
+
+var _ sstables.Reader = (*Reader)(nil)

@@ -1,0 +1,455 @@
+package la
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+
+	"github.com/castable-db/castable/checksummer"
+	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+)
+
+const (
+	// defaultColumnIndexSize is column_index_size_in_kb's default (64 KiB).
+	defaultColumnIndexSize = 64 << 10
+	// defaultFPChance is bloom_filter_fp_chance's default.
+	defaultFPChance = 0.01
+	// outFlushSize is how many serialized bytes of a large partition are
+	// kept before they are handed to the Data.db writer.
+	outFlushSize = 256 << 10
+)
+
+// Writer writes one la SSTable; it implements sstables.Writer.
+//
+// Data.db goes through the sstables chunked DataWriter with Adler-32 chunk
+// checksums and digest; Index.db, Summary.db (with the la boundaries
+// trailer), Filter.db (old hash order) and Statistics.db (la layout) are fed
+// as each partition ends. Nothing is allocated per row once the reused
+// buffers have grown (rows inside an open range tombstone are copied until
+// it closes).
+//
+// Partitions must come in token order and rows and markers in clustering
+// order. The writer applies what Cassandra 2.2's writer itself does (cells
+// shadowed by a tombstone of the same partition are not written) but no
+// memtable purging beyond that. Data the la format cannot hold is an error
+// naming the partition (see Options for the degradations on offer).
+type Writer struct {
+	table  *schema.Table
+	opts   sstables.WriterOptions
+	laOpts Options
+	desc   sstables.Descriptor
+	params compress.Params
+	pw     *partitionWriter
+
+	files   *sstables.FileSet
+	data    *sstables.DataWriter
+	index   *bufio.Writer
+	indexAt int64
+	summary *sstables.SummaryBuilder
+	filter  *sstables.BloomFilter
+	hashes  []uint64 // key hashes when the filter is sized at Finish
+	fp      float64
+
+	entry     []byte
+	err       error
+	inPart    bool
+	finished  bool
+	partStart int64
+	prevKey   []byte
+	prevToken int64
+	parts     int64
+	rows      int64
+	cells     int64
+}
+
+// errWriterState reports an API misuse.
+var errWriterState = errors.New("la: writer used out of order")
+
+// NewWriter starts an la SSTable of table (see sstables.Format.NewWriter).
+func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options) (*Writer, error) {
+	if table == nil {
+		return nil, errors.New("la: NewWriter needs a table")
+	}
+	if opts.Dir == "" || opts.Generation <= 0 {
+		return nil, fmt.Errorf("la: WriterOptions need Dir and a Generation > 0 (got %q, %d)", opts.Dir, opts.Generation)
+	}
+	if opts.FS == nil {
+		opts.FS = sstables.OSFS
+	}
+	if opts.ColumnIndexSize <= 0 {
+		opts.ColumnIndexSize = defaultColumnIndexSize
+	}
+	var params compress.Params
+	if opts.Compression != nil {
+		params = *opts.Compression
+	} else {
+		var err error
+		if params, err = compress.ParamsFromOptions(table.Options.Compression); err != nil {
+			return nil, fmt.Errorf("la: table %s.%s: %w", table.Keyspace, table.Name, err)
+		}
+	}
+	if params.Codec == compress.Zstd {
+		return nil, fmt.Errorf("la: Cassandra 2.2 has no Zstd compressor")
+	}
+	if err := checkTable(table); err != nil {
+		return nil, err
+	}
+	w := &Writer{
+		table:  table,
+		opts:   opts,
+		laOpts: laOpts,
+		params: params,
+		desc:   sstables.Descriptor{Dir: opts.Dir, Version: Version, Generation: opts.Generation},
+		pw:     newPartitionWriter(table, laOpts),
+		fp:     table.Options.BloomFilterFPChance,
+	}
+	if w.fp == 0 {
+		w.fp = defaultFPChance
+	}
+	w.pw.ci.blockSize = int64(opts.ColumnIndexSize)
+	bounds := laOpts.SummaryBoundaries
+	if bounds == nil {
+		bounds = &sstables.SummaryBoundaries{}
+	}
+	b := *bounds
+	b.DataCompressed = params.Codec != compress.None
+	w.summary = sstables.NewSummaryBuilder(sstables.SummaryOptions{
+		MinIndexInterval: table.Options.MinIndexInterval,
+		ExpectedKeys:     opts.ExpectedPartitions,
+		Boundaries:       &b,
+	})
+	if w.fp < 1 && opts.ExpectedPartitions > 0 {
+		var err error
+		if w.filter, err = sstables.NewBloomFilter(opts.ExpectedPartitions, w.fp, true); err != nil {
+			return nil, fmt.Errorf("la: %w", err)
+		}
+	}
+
+	var err error
+	if w.files, err = sstables.NewFileSet(opts.FS, w.desc); err != nil {
+		return nil, err
+	}
+	dataFile, err := w.files.Create(sstables.ComponentData)
+	if err != nil {
+		w.files.Abort()
+		return nil, err
+	}
+	indexFile, err := w.files.Create(sstables.ComponentIndex)
+	if err != nil {
+		w.files.Abort()
+		return nil, err
+	}
+	w.index = bufio.NewWriterSize(indexFile, 256<<10)
+	w.data, err = sstables.NewDataWriter(dataFile, sstables.DataWriterOptions{
+		Compression: params,
+		Algorithm:   checksummer.Adler32,
+		Jobs:        opts.Jobs,
+		Path:        w.desc.Path(sstables.ComponentData),
+	})
+	if err != nil {
+		w.files.Abort()
+		return nil, err
+	}
+	return w, nil
+}
+
+// checkTable rejects tables whose layout la cannot hold.
+func checkTable(t *schema.Table) error {
+	l := layoutOf(t)
+	compact := l.dense || !l.compound
+	if compact && len(t.Regular) != 1 {
+		return fmt.Errorf("la: table %s.%s: a COMPACT STORAGE table has exactly one value column, not %d", t.Keyspace, t.Name, len(t.Regular))
+	}
+	if l.dense && len(t.Static) > 0 {
+		return fmt.Errorf("la: table %s.%s: a COMPACT STORAGE table with clustering columns has no static column", t.Keyspace, t.Name)
+	}
+	if !l.compound && !l.dense && l.rowClustering != 1 {
+		return fmt.Errorf("la: table %s.%s: a COMPACT STORAGE table without clustering columns needs Cassandra 3.x's hidden clustering column", t.Keyspace, t.Name)
+	}
+	for _, c := range append(append([]*schema.Column{}, t.Static...), t.Regular...) {
+		if len(c.Name) > maxShortLength {
+			return fmt.Errorf("la: column name of %d bytes", len(c.Name))
+		}
+		if compact && c.Type.IsComplex() {
+			return fmt.Errorf("la: table %s.%s: column %s: COMPACT STORAGE tables have no non-frozen collections", t.Keyspace, t.Name, c.Name)
+		}
+	}
+	return nil
+}
+
+func (w *Writer) fail(err error) error {
+	if w.err == nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// flushOut hands the serialized bytes to the Data.db writer.
+func (w *Writer) flushOut() error {
+	if len(w.pw.out) == 0 {
+		return nil
+	}
+	if _, err := w.data.Write(w.pw.out); err != nil {
+		return w.fail(err)
+	}
+	w.pw.out = w.pw.out[:0]
+	return nil
+}
+
+// StartPartition implements sstables.Writer.
+func (w *Writer) StartPartition(p *mutation.Partition) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.inPart || w.finished {
+		return w.fail(fmt.Errorf("%w: StartPartition inside a partition or after Finish", errWriterState))
+	}
+	h1, h2 := dht.Murmur3(p.Key)
+	token := dht.Token(p.Key)
+	if w.parts > 0 && dht.Compare(w.prevToken, w.prevKey, token, p.Key) >= 0 {
+		return w.fail(fmt.Errorf("la: partition %x (token %d) does not come after %x (token %d)", p.Key, token, w.prevKey, w.prevToken))
+	}
+	w.partStart = w.data.Position() + int64(len(w.pw.out))
+	if err := w.pw.start(p); err != nil {
+		return w.fail(err)
+	}
+	switch {
+	case w.filter != nil:
+		w.filter.AddHash(h1, h2)
+	case w.fp < 1:
+		w.hashes = append(w.hashes, h1, h2)
+	}
+	w.prevKey = append(w.prevKey[:0], p.Key...)
+	w.prevToken = token
+	w.inPart = true
+	if !p.Static.IsEmpty() {
+		w.rows++
+		w.cells += int64(len(p.Static.Cells))
+	}
+	return nil
+}
+
+// AppendRow implements sstables.Writer.
+func (w *Writer) AppendRow(r *mutation.Row) error {
+	if w.err != nil {
+		return w.err
+	}
+	if !w.inPart {
+		return w.fail(fmt.Errorf("%w: AppendRow outside a partition", errWriterState))
+	}
+	if r.Clustering == nil && len(w.table.Clustering) > 0 {
+		return w.fail(fmt.Errorf("la: partition %x: AppendRow with the static row", w.prevKey))
+	}
+	if err := w.pw.addRow(r, false); err != nil {
+		return w.fail(err)
+	}
+	w.rows++
+	w.cells += int64(len(r.Cells))
+	if len(w.pw.out) >= outFlushSize {
+		return w.flushOut()
+	}
+	return nil
+}
+
+// AppendMarker implements sstables.Writer.
+func (w *Writer) AppendMarker(m *mutation.RangeTombstoneMarker) error {
+	if w.err != nil {
+		return w.err
+	}
+	if !w.inPart {
+		return w.fail(fmt.Errorf("%w: AppendMarker outside a partition", errWriterState))
+	}
+	if err := w.pw.addMarker(m); err != nil {
+		return w.fail(err)
+	}
+	if len(w.pw.out) >= outFlushSize {
+		return w.flushOut()
+	}
+	return nil
+}
+
+// EndPartition implements sstables.Writer.
+func (w *Writer) EndPartition() error {
+	if w.err != nil {
+		return w.err
+	}
+	if !w.inPart {
+		return w.fail(fmt.Errorf("%w: EndPartition outside a partition", errWriterState))
+	}
+	blocks, _, err := w.pw.finish()
+	if err != nil {
+		return w.fail(err)
+	}
+	w.entry = appendIndexEntry(w.entry[:0], w.prevKey, w.partStart, w.pw.deletion, blocks)
+	if _, err := w.index.Write(w.entry); err != nil {
+		return w.fail(err)
+	}
+	w.summary.Add(w.prevKey, w.indexAt)
+	w.indexAt += int64(len(w.entry))
+	w.parts++
+	w.inPart = false
+	return w.flushOut()
+}
+
+// Append implements sstables.Writer.
+func (w *Writer) Append(p *mutation.Partition) error {
+	if err := w.StartPartition(p); err != nil {
+		return err
+	}
+	err := p.Unfiltered(w.table, func(r *mutation.Row, m *mutation.RangeTombstoneMarker) error {
+		if r != nil {
+			return w.AppendRow(r)
+		}
+		return w.AppendMarker(m)
+	})
+	if err != nil {
+		return w.fail(err)
+	}
+	return w.EndPartition()
+}
+
+// Finish implements sstables.Writer.
+func (w *Writer) Finish() (*sstables.WriteResult, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	if w.inPart || w.finished {
+		return nil, w.fail(fmt.Errorf("%w: Finish inside a partition or twice", errWriterState))
+	}
+	w.finished = true
+	if w.parts == 0 {
+		return nil, w.fail(errors.New("la: an SSTable needs at least one partition"))
+	}
+	res, err := w.data.Finish()
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	if err := w.index.Flush(); err != nil {
+		return nil, w.fail(err)
+	}
+	put := func(c sstables.Component, b []byte) error {
+		if err := w.files.WriteComponent(c, b); err != nil {
+			return w.fail(err)
+		}
+		return nil
+	}
+	if err := put(sstables.ComponentDigestAdler32, sstables.AppendDigest(nil, res.Digest)); err != nil {
+		return nil, err
+	}
+	if res.CompressionInfo != nil {
+		b, err := res.CompressionInfo.AppendTo(nil)
+		if err != nil {
+			return nil, w.fail(err)
+		}
+		if err := put(sstables.ComponentCompressionInfo, b); err != nil {
+			return nil, err
+		}
+	} else if res.CRC != nil {
+		if err := put(sstables.ComponentCRC, res.CRC.AppendTo(nil)); err != nil {
+			return nil, err
+		}
+	}
+	sb, err := w.summary.AppendTo(nil)
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	if err := put(sstables.ComponentSummary, sb); err != nil {
+		return nil, err
+	}
+	if w.fp < 1 {
+		if w.filter == nil {
+			if w.filter, err = sstables.NewBloomFilter(w.parts, w.fp, true); err != nil {
+				return nil, w.fail(fmt.Errorf("la: %w", err))
+			}
+			for i := 0; i+1 < len(w.hashes); i += 2 {
+				w.filter.AddHash(w.hashes[i], w.hashes[i+1])
+			}
+			w.hashes = nil
+		}
+		if err := put(sstables.ComponentFilter, w.filter.AppendTo(nil)); err != nil {
+			return nil, err
+		}
+	}
+	stats := w.statistics(res)
+	b, err := stats.AppendTo(nil)
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	if err := put(sstables.ComponentStatistics, b); err != nil {
+		return nil, err
+	}
+	components, err := w.files.Commit()
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	var total int64
+	for _, c := range components {
+		if f, err := w.opts.FS.Open(w.desc.Path(c)); err == nil {
+			if n, err := f.Size(); err == nil {
+				total += n
+			}
+			f.Close()
+		}
+	}
+	return &sstables.WriteResult{
+		Descriptor:   w.desc,
+		Components:   components,
+		Partitions:   w.parts,
+		Rows:         w.rows,
+		Cells:        w.cells,
+		DataLength:   res.DataLength,
+		DataFileSize: res.FileSize,
+		BytesWritten: total,
+		Digest:       res.Digest,
+	}, nil
+}
+
+// statistics assembles Statistics.db.
+func (w *Writer) statistics(res *sstables.DataResult) *Statistics {
+	s := w.pw.stats.statistics()
+	s.Validation = sstables.ValidationMetadata{Partitioner: sstables.Murmur3Partitioner, BloomFilterFPChance: w.fp}
+	md := w.opts.Metadata
+	for _, a := range md.Ancestors {
+		s.Ancestors = append(s.Ancestors, int32(a))
+	}
+	s.ReplayPosition = replayPosition(md.CommitLogIntervals)
+	s.CompressionRatio = res.CompressionRatio()
+	s.Level = int32(md.Level)
+	s.RepairedAt = md.RepairedAt
+	return s
+}
+
+// replayPosition is la's single commit log position: the greatest upper
+// bound of the intervals, or NONE. Reading gives the interval
+// [NONE, position], as Cassandra 3.x reads pre-lb files.
+func replayPosition(ivs []sstables.CommitLogInterval) sstables.CommitLogPosition {
+	if len(ivs) == 0 {
+		return ReplayPositionNone
+	}
+	rp := ivs[0].Upper
+	for _, iv := range ivs[1:] {
+		u := iv.Upper
+		if u.SegmentID > rp.SegmentID || (u.SegmentID == rp.SegmentID && u.Position > rp.Position) {
+			rp = u
+		}
+	}
+	return rp
+}
+
+// Abort implements sstables.Writer.
+func (w *Writer) Abort() error {
+	w.fail(errors.New("la: writer aborted"))
+	if w.data != nil {
+		w.data.Abort()
+	}
+	if w.files == nil {
+		return nil
+	}
+	return w.files.Abort()
+}
+
+var _ sstables.Writer = (*Writer)(nil)
