@@ -49,14 +49,14 @@ type partitionWriter struct {
 	key        []byte
 	deletion   mutation.DeletionTime
 	headerSize int
-	segNames   []byte   // names (and, while a range is open, values) of staged cells
-	cells      []atom   // staged cells
-	detached   int      // staged cells whose values are copied
-	pending    []atom   // range tombstones not yet offered, sorted when flushed
-	rtArena    []byte   // bounds of the partition's range tombstones
-	cellLDTs   []int32  // drop times of the written cells, for the statistics
-	open       bool     // a range tombstone marker is open
-	openStart  []byte   // its encoded start bound
+	segNames   []byte  // names (and, while a range is open, values) of staged cells
+	cells      []atom  // staged cells
+	detached   int     // staged cells whose values are copied
+	pending    []atom  // range tombstones not yet offered, sorted when flushed
+	rtArena    []byte  // bounds of the partition's range tombstones
+	cellLDTs   []int32 // drop times of the written cells, for the statistics
+	open       bool    // a range tombstone marker is open
+	openStart  []byte  // its encoded start bound
 	openDel    mutation.DeletionTime
 	err        error
 }
