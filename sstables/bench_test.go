@@ -1,0 +1,188 @@
+package sstables
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/dht"
+)
+
+// BenchmarkDataWriter writes 64 MiB of row-like bytes through the chunked
+// writer (CRC-32, 64 KiB chunks) in 4 KiB writes, as a row serializer
+// would, to io.Discard.
+func BenchmarkDataWriter(b *testing.B) {
+	const size = 64 << 20
+	data := rowBytes(size, 42)
+	for _, codec := range []compress.Codec{compress.LZ4, compress.None} {
+		for _, jobs := range []int{1, 2} {
+			b.Run(fmt.Sprintf("codec=%v/jobs=%d", codec, jobs), func(b *testing.B) {
+				b.SetBytes(size)
+				b.ReportAllocs()
+				var ratio float64
+				for b.Loop() {
+					w, err := NewDataWriter(io.Discard, DataWriterOptions{Compression: compress.Params{Codec: codec}, Jobs: jobs})
+					if err != nil {
+						b.Fatal(err)
+					}
+					for p := data; len(p) > 0; p = p[min(len(p), 4096):] {
+						if _, err := w.Write(p[:min(len(p), 4096)]); err != nil {
+							b.Fatal(err)
+						}
+					}
+					res, err := w.Finish()
+					if err != nil {
+						b.Fatal(err)
+					}
+					ratio = res.CompressionRatio()
+				}
+				b.ReportMetric(ratio, "ratio")
+			})
+		}
+	}
+}
+
+// BenchmarkDataWriterSteadyState measures allocations per chunk once a
+// writer is running: one writer for all iterations, one 64 KiB chunk per
+// iteration.
+func BenchmarkDataWriterSteadyState(b *testing.B) {
+	data := rowBytes(64<<10, 43)
+	for _, jobs := range []int{1, 2} {
+		b.Run(fmt.Sprintf("codec=lz4/jobs=%d", jobs), func(b *testing.B) {
+			w, err := NewDataWriter(io.Discard, DataWriterOptions{Compression: compress.Params{Codec: compress.LZ4}, Jobs: jobs})
+			if err != nil {
+				b.Fatal(err)
+			}
+			// Let the offsets slice grow beyond what the loop needs.
+			for range 1 << 12 {
+				w.Write(data)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := w.Write(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			w.Abort()
+		})
+	}
+}
+
+func benchKeys(n int) [][]byte {
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = binary.BigEndian.AppendUint64(nil, uint64(i)*0x9e3779b97f4a7c15)
+	}
+	return keys
+}
+
+// BenchmarkBloomAdd adds 1M keys to an fp=0.01 filter, hashing each once
+// (AddHash with the Murmur3 halves the token computation yields).
+func BenchmarkBloomAdd(b *testing.B) {
+	keys := benchKeys(1 << 20)
+	b.Run("impl=addhash/keys=1M", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			f, _ := NewBloomFilter(int64(len(keys)), 0.01, false)
+			for _, k := range keys {
+				h1, h2 := dht.Murmur3(k)
+				f.AddHash(h1, h2)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/key")
+	})
+}
+
+// BenchmarkHLLOffer offers 1M keys (hash2_64 included) and serializes.
+func BenchmarkHLLOffer(b *testing.B) {
+	keys := benchKeys(1 << 20)
+	b.Run("keys=1M", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			h := NewHyperLogLog()
+			for _, k := range keys {
+				h.OfferKey(k)
+			}
+			h.AppendTo(nil)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/key")
+	})
+	b.Run("keys=5000/sparse", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			h := NewHyperLogLog()
+			for _, k := range keys[:5000] {
+				h.OfferKey(k)
+			}
+			h.AppendTo(nil)
+		}
+	})
+}
+
+// BenchmarkSummaryAdd feeds 1M partitions (interval 128) to the builder.
+func BenchmarkSummaryAdd(b *testing.B) {
+	keys := benchKeys(1 << 20)
+	b.Run("keys=1M", func(b *testing.B) {
+		b.ReportAllocs()
+		var out []byte
+		for b.Loop() {
+			s := NewSummaryBuilder(SummaryOptions{})
+			for i, k := range keys {
+				s.Add(k, int64(i)*40)
+			}
+			out, _ = s.AppendTo(out[:0])
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/key")
+	})
+}
+
+// BenchmarkDataReader reads 16 MiB back sequentially.
+func BenchmarkDataReader(b *testing.B) {
+	const size = 16 << 20
+	data := rowBytes(size, 44)
+	for _, codec := range []compress.Codec{compress.LZ4, compress.None} {
+		file, res := writeData(b, data, DataWriterOptions{Compression: compress.Params{Codec: codec}, Jobs: 2}, 1)
+		b.Run(fmt.Sprintf("codec=%v/op=stream", codec), func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			buf := make([]byte, 32<<10)
+			for b.Loop() {
+				r, err := NewDataReader(bytesReaderAt(file), int64(len(file)), "x", res.CompressionInfo, res.CRC, DataReaderOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.CopyBuffer(io.Discard, struct{ io.Reader }{r.NewStream(0)}, buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("codec=%v/op=verify", codec), func(b *testing.B) {
+			b.SetBytes(int64(len(file)))
+			b.ReportAllocs()
+			for b.Loop() {
+				r, _ := NewDataReader(bytesReaderAt(file), int64(len(file)), "x", res.CompressionInfo, res.CRC, DataReaderOptions{})
+				if _, err := r.Verify(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+type bytesReaderAt []byte
+
+func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off >= int64(len(b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
