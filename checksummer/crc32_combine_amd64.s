@@ -40,17 +40,18 @@ GLOBL crc32CombineConsts<>(SB), RODATA|NOPTR, $24
 //
 // CRC32Combine in one call: lenB ≤ 0 returns a; without PCLMULQDQ it
 // continues in crc32CombineGeneric. Otherwise the length is folded below
-// 2^32 (foldCRC32Length), a is multiplied by x^(8·lenB) mod G and b is
-// added. The factor is the product of the table entries of the non-zero
-// bytes of the folded length: byte 0 multiplies a directly, bytes 1..3 build
-// a second factor in X3 independently (so both chains overlap), and the two
-// are multiplied at the end. R8 is 1 once X3 holds a factor.
+// 2^32 (foldCRC32Length), a is multiplied by F = x^(8·lenB) mod G and b is
+// added. F is the product of the table entries of the non-zero bytes of the
+// folded length, built as a tree that does not involve a — L from bytes 0
+// and 1 (X1, R8 = 1 once present), H from bytes 2 and 3 (X3, R9), F = L·H —
+// so a running digest (a chain of combines) waits for one multiplication per
+// call, and consecutive calls overlap.
 TEXT ·crc32Combine(SB), NOSPLIT, $0-20
-	MOVQ lenB+8(FP), BX
+	MOVQ  lenB+8(FP), BX
 	TESTQ BX, BX
-	JLE  zeroLength
-	CMPB ·hasCLMUL(SB), $0
-	JEQ  generic
+	JLE   zeroLength
+	CMPB  ·hasCLMUL(SB), $0
+	JEQ   generic
 
 	// Fold: s = lo + hi, twice; 2^32 − 1 ≡ 0.
 	MOVL BX, CX
@@ -66,63 +67,76 @@ TEXT ·crc32Combine(SB), NOSPLIT, $0-20
 folded:
 	// Loads straight into vector registers keep port 5 for PCLMULQDQ.
 	MOVL a+0(FP), X0
-	LEAQ ·crc32CombineTable(SB), SI
-	MOVQ crc32CombineConsts<>+0(SB), X12
-	MOVQ crc32CombineConsts<>+8(SB), X14
-	MOVQ crc32CombineConsts<>+16(SB), X13
+	TESTL BX, BX
+	JZ    done                                 // F = 1
+	LEAQ  ·crc32CombineTable(SB), SI
+	MOVQ  crc32CombineConsts<>+0(SB), X12
+	MOVQ  crc32CombineConsts<>+8(SB), X14
+	MOVQ  crc32CombineConsts<>+16(SB), X13
 
-	// Byte 0: X0 = a · T0[b0].
+	// L = T0[b0] · T1[b1] over the non-zero bytes.
+	XORL    R8, R8
 	MOVBLZX BL, CX
 	TESTL   CX, CX
-	JZ      upper
+	JZ      byte1
 	MOVL    (SI)(CX*4), X1
-	MULMOD(X0, X1, X2)
+	MOVL    $1, R8
 
-upper:
-	SHRL $8, BX
-	JZ   done
-	XORL R8, R8
-
-	// Byte 1: X3 = T1[b1].
-	MOVBLZX BL, CX
+byte1:
+	MOVL    BX, CX
+	SHRL    $8, CX
+	MOVBLZX CL, CX
 	TESTL   CX, CX
 	JZ      byte2
-	MOVL    ROW1(SI)(CX*4), X3
+	TESTL   R8, R8
+	JNZ     mulLow
+	MOVL    ROW1(SI)(CX*4), X1
 	MOVL    $1, R8
+	JMP     byte2
+
+mulLow:
+	MOVL ROW1(SI)(CX*4), X2
+	MULMOD(X1, X2, X5)
 
 byte2:
-	SHRL    $8, BX
-	JZ      apply
-	MOVBLZX BL, CX
+	// H = T2[b2] · T3[b3] over the non-zero bytes.
+	XORL    R9, R9
+	MOVL    BX, CX
+	SHRL    $16, CX
+	MOVBLZX CL, CX
 	TESTL   CX, CX
 	JZ      byte3
-	TESTL   R8, R8
-	JNZ     mul2
 	MOVL    ROW2(SI)(CX*4), X3
-	MOVL    $1, R8
-	JMP     byte3
-
-mul2:
-	MOVL ROW2(SI)(CX*4), X4
-	MULMOD(X3, X4, X5)
+	MOVL    $1, R9
 
 byte3:
-	SHRL    $8, BX
-	JZ      apply
-	TESTL   R8, R8
-	JNZ     mul3
-	MOVL    ROW3(SI)(BX*4), X3
-	MOVL    $1, R8
-	JMP     apply
+	MOVL  BX, CX
+	SHRL  $24, CX
+	JZ    joinHalves
+	TESTL R9, R9
+	JNZ   mulHigh
+	MOVL  ROW3(SI)(CX*4), X3
+	MOVL  $1, R9
+	JMP   joinHalves
 
-mul3:
-	MOVL ROW3(SI)(BX*4), X4
-	MULMOD(X3, X4, X5)
+mulHigh:
+	MOVL ROW3(SI)(CX*4), X4
+	MULMOD(X3, X4, X6)
+
+joinHalves:
+	// F = L·H into X1 (n ≠ 0, so at least one half is present).
+	TESTL R9, R9
+	JZ    apply
+	TESTL R8, R8
+	JNZ   mulHalves
+	MOVO  X3, X1
+	JMP   apply
+
+mulHalves:
+	MULMOD(X1, X3, X5)
 
 apply:
-	TESTL R8, R8
-	JZ    done
-	MULMOD(X0, X3, X5)
+	MULMOD(X0, X1, X5)
 
 done:
 	MOVL b+4(FP), X1
