@@ -14,6 +14,9 @@ type fixture struct {
 	dir    string
 	gen    int
 	scylla bool // written by ScyllaDB, not Cassandra
+	// columnIndexSize is the writer's ColumnIndexSize that reproduces the
+	// file (-1: column_index_size_in_kb 0).
+	columnIndexSize int
 }
 
 var fixtures = []fixture{
@@ -28,7 +31,7 @@ var fixtures = []fixture{
 	{dir: "deleted_cell", gen: 2},
 	{dir: "static_column", gen: 58, scylla: true},
 	{dir: "counter_test", gen: 5},
-	{dir: "promoted_index_read", gen: 1},
+	{dir: "promoted_index_read", gen: 1, columnIndexSize: -1},
 }
 
 func (f fixture) name() string { return f.dir + "/la-" + itoa(f.gen) }

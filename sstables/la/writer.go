@@ -80,8 +80,13 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 	if opts.FS == nil {
 		opts.FS = sstables.OSFS
 	}
-	if opts.ColumnIndexSize <= 0 {
+	// ColumnIndexSize 0 means 64 KiB; a negative value stands for
+	// column_index_size_in_kb: 0, where every atom closes a block.
+	switch {
+	case opts.ColumnIndexSize == 0:
 		opts.ColumnIndexSize = defaultColumnIndexSize
+	case opts.ColumnIndexSize < 0:
+		opts.ColumnIndexSize = 0
 	}
 	var params compress.Params
 	if opts.Compression != nil {
