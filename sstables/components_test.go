@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/castable-db/castable/compress"
 )
 
 func TestRealCompressionInfo(t *testing.T) {
@@ -75,7 +77,7 @@ func TestCompressionInfoRejects(t *testing.T) {
 }
 
 func TestCompressionInfoOptions(t *testing.T) {
-	ci := &CompressionInfo{ClassName: "ZstdCompressor", Options: []CompressionOption{{"compression_level", "3"}, {"crc_check_chance", "1.0"}}, ChunkLength: 4096, DataLength: 1, ChunkOffsets: []int64{0}}
+	ci := &CompressionInfo{ClassName: "ZstdCompressor", Options: []CompressionOption{{Key: "compression_level", Value: "3"}, {Key: "crc_check_chance", Value: "1.0"}}, ChunkLength: 4096, DataLength: 1, ChunkOffsets: []int64{0}}
 	b, err := ci.AppendTo(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -236,13 +238,19 @@ func TestJavaUTF(t *testing.T) {
 	}
 }
 
-func TestJavaHashMapOrder(t *testing.T) {
-	// "b".hashCode() = 98 -> bucket 2; "a" = 97 -> 1; "q" = 113 -> 1 (113 & 15).
-	got := javaHashMapOrder(map[string]string{"b": "", "q": "", "a": ""})
-	if !slices.Equal(got, []string{"a", "q", "b"}) {
-		t.Fatalf("order %v", got)
+func TestCompressionInfoClassNames(t *testing.T) {
+	for _, name := range []string{"LZ4Compressor", "org.apache.cassandra.io.compress.LZ4Compressor"} {
+		ci := &CompressionInfo{ClassName: name, ChunkLength: 4096, DataLength: 1, ChunkOffsets: []int64{0}}
+		if c, err := ci.Codec(); err != nil || c != compress.LZ4 {
+			t.Errorf("%s: %v %v", name, c, err)
+		}
 	}
-	if javaStringHash("crc_check_chance") != 0x03f372d6 {
-		t.Errorf("hash %08x", javaStringHash("crc_check_chance"))
+	ci := &CompressionInfo{ClassName: "com.example.MyCompressor", ChunkLength: 4096, DataLength: 1, ChunkOffsets: []int64{0}}
+	if _, err := NewDataReader(bytes.NewReader(make([]byte, 10)), 10, "x", ci, nil, DataReaderOptions{}); !errors.Is(err, ErrCorrupt) || !errors.Is(err, compress.ErrUnknownCompressor) {
+		t.Errorf("unknown compressor: %v", err)
+	}
+	got, err := compressionInfoFor(compress.Params{Codec: compress.Zstd, Options: map[string]string{"compression_level": "3"}})
+	if err != nil || got.ClassName != "ZstdCompressor" || len(got.Options) != 1 || got.ChunkLength != 65536 {
+		t.Errorf("%+v %v", got, err)
 	}
 }

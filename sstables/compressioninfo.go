@@ -37,9 +37,7 @@ const (
 
 // CompressionOption is one compressor option as CompressionInfo.db stores
 // it.
-type CompressionOption struct {
-	Key, Value string
-}
+type CompressionOption = compress.Option
 
 // CompressionInfo is the content of CompressionInfo.db.
 type CompressionInfo struct {
@@ -217,8 +215,6 @@ func compressionInfoFor(p compress.Params) (*CompressionInfo, error) {
 		return nil, fmt.Errorf("sstables: codec %v has no compressor class", p.Codec)
 	}
 	ci := &CompressionInfo{ClassName: class, ChunkLength: p.EffectiveChunkLength()}
-	for _, k := range javaHashMapOrder(p.Options) {
-		ci.Options = append(ci.Options, CompressionOption{Key: k, Value: p.Options[k]})
-	}
+	ci.Options = p.OptionsForCompressionInfo()
 	return ci, nil
 }
