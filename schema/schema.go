@@ -130,8 +130,15 @@ type Options struct {
 	MinIndexInterval int
 	// MaxIndexInterval is max_index_interval; 0 means 2048.
 	MaxIndexInterval int
-	// CRCCheckChance is crc_check_chance; 0 means 1.0.
+	// CRCCheckChance is crc_check_chance; 0 means 1.0, CRCCheckNever an
+	// explicit 0 (never verify).
 	CRCCheckChance float64
 	// CompactStorage is set by WITH COMPACT STORAGE.
 	CompactStorage bool
+	// DefaultTimeToLive is default_time_to_live in seconds, the TTL of
+	// writes without USING TTL; 0 means none.
+	DefaultTimeToLive int
+	// Extra keeps the other table options (caching, comment,
+	// gc_grace_seconds, ...) as written, for information only.
+	Extra map[string]string
 }

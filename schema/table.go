@@ -432,6 +432,10 @@ func (o Options) WithDefaults() Options {
 	return o
 }
 
+// CRCCheckNever is the CRCCheckChance of a table declared with
+// crc_check_chance = 0 (a probability below every draw: never verify).
+const CRCCheckNever = -1.0
+
 // Cassandra's defaults for the table options.
 const (
 	DefaultBloomFilterFPChance = 0.01
