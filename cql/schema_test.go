@@ -165,22 +165,22 @@ CREATE TABLE other.kv (k text PRIMARY KEY, v int) WITH COMPACT STORAGE;
 
 func TestSchemaErrors(t *testing.T) {
 	cases := map[string]string{
-		"CREATE TABLE t (a int, b int)":                                       "line 1, column 1: table t has no PRIMARY KEY",
-		"CREATE TABLE t (a int PRIMARY KEY, b nope)":                          "line 1, column 38: unknown type nope near \"nope\"",
-		"CREATE TABLE t (a int PRIMARY KEY,\n  b list<int)":                   "line 2, column 13: unexpected ')' in a type",
-		"CREATE TABLE t (a int PRIMARY KEY, b list<list<int>>)":               "line 1, column 43: non-frozen collection",
-		"CREATE TABLE t (a int, PRIMARY KEY (b))":                             "PRIMARY KEY column b is not declared",
-		"CREATE TABLE t (a int PRIMARY KEY, a text)":                          "declared twice",
+		"CREATE TABLE t (a int, b int)":                                                       "line 1, column 1: table t has no PRIMARY KEY",
+		"CREATE TABLE t (a int PRIMARY KEY, b nope)":                                          "line 1, column 38: unknown type nope near \"nope\"",
+		"CREATE TABLE t (a int PRIMARY KEY,\n  b list<int)":                                   "line 2, column 13: unexpected ')' in a type",
+		"CREATE TABLE t (a int PRIMARY KEY, b list<list<int>>)":                               "line 1, column 43: non-frozen collection",
+		"CREATE TABLE t (a int, PRIMARY KEY (b))":                                             "PRIMARY KEY column b is not declared",
+		"CREATE TABLE t (a int PRIMARY KEY, a text)":                                          "declared twice",
 		"CREATE TABLE t (a int, b int, PRIMARY KEY (a, b)) WITH CLUSTERING ORDER BY (a DESC)": "not a clustering column",
-		"CREATE TABLE t (a int PRIMARY KEY) WITH bloom_filter_fp_chance = 2":  "not a number in",
-		"CREATE TABLE t (a int PRIMARY KEY, s int STATIC)":                    "static columns need",
-		"CREATE TABLE t (a int PRIMARY KEY, b counter, c int)":                "mix counter",
-		"CREATE TABLE t (a int PRIMARY KEY); CREATE TABLE t (a int PRIMARY KEY)": "already exists",
-		"INSERT INTO t (a) VALUES (1)":                                        "only CREATE and USE",
-		"CREATE TABLE t (a int PRIMARY KEY) WITH compression = 'x'":          "takes a map",
-		"CREATE TABLE t (a int PRIMARY KEY, b 'org.apache.cassandra.db.marshal.DateType')": "",
-		"CREATE TABLE t (a int PRIMARY KEY) extra":                           "expected ';'",
-		"CREATE TABLE t (a int PRIMARY KEY, b text) /* unterminated":        "unterminated comment",
+		"CREATE TABLE t (a int PRIMARY KEY) WITH bloom_filter_fp_chance = 2":                  "not a number in",
+		"CREATE TABLE t (a int PRIMARY KEY, s int STATIC)":                                    "static columns need",
+		"CREATE TABLE t (a int PRIMARY KEY, b counter, c int)":                                "mix counter",
+		"CREATE TABLE t (a int PRIMARY KEY); CREATE TABLE t (a int PRIMARY KEY)":              "already exists",
+		"INSERT INTO t (a) VALUES (1)":                                                        "only CREATE and USE",
+		"CREATE TABLE t (a int PRIMARY KEY) WITH compression = 'x'":                           "takes a map",
+		"CREATE TABLE t (a int PRIMARY KEY, b 'org.apache.cassandra.db.marshal.DateType')":    "",
+		"CREATE TABLE t (a int PRIMARY KEY) extra":                                            "expected ';'",
+		"CREATE TABLE t (a int PRIMARY KEY, b text) /* unterminated":                          "unterminated comment",
 	}
 	for src, want := range cases {
 		_, err := ParseSchema(src)
