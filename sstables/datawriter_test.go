@@ -338,3 +338,41 @@ func TestDataWriterStickyErrors(t *testing.T) {
 		t.Fatal("write after Abort succeeded")
 	}
 }
+
+// TestDataReaderTrailingEmptyChunk reads a file with the extra empty chunk
+// some Cassandra rewrite paths append (components.md §5.3): LZ4 payload
+// 00 00 00 00 00 and its CRC-32.
+func TestDataReaderTrailingEmptyChunk(t *testing.T) {
+	data := rowBytes(10_000, 10)
+	file, res := writeData(t, data, DataWriterOptions{Compression: compress.Params{Codec: compress.LZ4, ChunkLength: 4096}, Jobs: 1}, 1)
+	ci := *res.CompressionInfo
+	ci.ChunkOffsets = append(slicesClone(ci.ChunkOffsets), int64(len(file)))
+	empty := []byte{0, 0, 0, 0, 0}
+	file = append(file, empty...)
+	file = binary.BigEndian.AppendUint32(file, crc32.ChecksumIEEE(empty))
+	if enc, _ := ci.AppendTo(nil); true {
+		if _, err := ParseCompressionInfo(enc, "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := NewDataReader(bytes.NewReader(file), int64(len(file)), "x", &ci, nil, DataReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vr, err := r.Verify()
+	if err != nil || vr.Digest != crc32.ChecksumIEEE(file) || vr.Chunks != len(ci.ChunkOffsets) {
+		t.Fatalf("%+v %v", vr, err)
+	}
+	if got, err := io.ReadAll(r.NewStream(0)); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read back: %v", err)
+	}
+	// Uncompressed: CRC.db with one extra empty-input checksum.
+	crc := &CRCInfo{ChunkSize: CRCChunkSize, Checksums: []uint32{crc32.ChecksumIEEE(data), 0}}
+	u, err := NewDataReader(bytes.NewReader(data), int64(len(data)), "x", nil, crc, DataReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Verify(); err != nil {
+		t.Fatal(err)
+	}
+}
