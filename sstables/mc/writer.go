@@ -36,7 +36,7 @@ type Writer struct {
 	ser    *serializer
 	aux    *auxBuilders
 
-	files   *fileSet
+	files   *sstables.FileSet
 	data    *sstables.DataWriter
 	index   *bufio.Writer
 	indexAt int64
@@ -101,17 +101,17 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions) (*Writer, error
 	w.aux = newAuxBuilders(table, &opts)
 	w.coll = newCollector(w.header.ClusteringTypes, w.aux.addDropTime)
 
-	if w.files, err = newFileSet(opts.FS, w.desc); err != nil {
+	if w.files, err = sstables.NewFileSet(opts.FS, w.desc); err != nil {
 		return nil, err
 	}
-	dataFile, err := w.files.create(sstables.ComponentData)
+	dataFile, err := w.files.Create(sstables.ComponentData)
 	if err != nil {
-		w.files.abort()
+		w.files.Abort()
 		return nil, err
 	}
-	indexFile, err := w.files.create(sstables.ComponentIndex)
+	indexFile, err := w.files.Create(sstables.ComponentIndex)
 	if err != nil {
-		w.files.abort()
+		w.files.Abort()
 		return nil, err
 	}
 	w.index = bufio.NewWriterSize(indexFile, 256<<10)
@@ -121,7 +121,7 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions) (*Writer, error
 		Path:        w.desc.Path(sstables.ComponentData),
 	})
 	if err != nil {
-		w.files.abort()
+		w.files.Abort()
 		return nil, err
 	}
 	w.ser = newSerializer(table, w.header, static, regular, serializerOptions{
@@ -312,15 +312,18 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 		return nil, w.fail(err)
 	}
 	comps = append(comps, componentBytes{sstables.ComponentStatistics, sb})
+	total := res.FileSize + w.indexAt
 	for _, c := range comps {
-		if err := w.files.writeWhole(c.component, c.bytes); err != nil {
+		if err := w.files.WriteComponent(c.component, c.bytes); err != nil {
 			return nil, w.fail(err)
 		}
+		total += int64(len(c.bytes))
 	}
-	total, components, err := w.files.commit()
+	components, err := w.files.Commit()
 	if err != nil {
 		return nil, w.fail(err)
 	}
+	total += int64(len(sstables.AppendTOC(nil, components)))
 	return &sstables.WriteResult{
 		Descriptor:   w.desc,
 		Components:   components,
@@ -410,7 +413,7 @@ func (w *Writer) Abort() error {
 	if w.files == nil {
 		return nil
 	}
-	return w.files.abort()
+	return w.files.Abort()
 }
 
 var _ sstables.Writer = (*Writer)(nil)
