@@ -52,12 +52,3 @@ func dumpReader(t testing.TB, r *Reader) string {
 	}
 	return buf.String()
 }
-
-func TestDumpPrint(t *testing.T) {
-	for _, f := range fixtures {
-		t.Run(f.name(), func(t *testing.T) {
-			js, _ := dumpSSTable(t, f.desc(t), fixtureTables[f.dir].build(t))
-			t.Log(js)
-		})
-	}
-}
