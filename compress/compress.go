@@ -32,12 +32,14 @@ package compress
 type Compressor interface {
 	// Codec is the codec this compressor implements.
 	Codec() Codec
-	// Compress returns the framed compressed form of src, reusing dst.
+	// Compress returns the framed compressed form of src, reusing dst; a
+	// dst with capacity MaxCompressedLen(len(src)) is always reused.
 	Compress(dst, src []byte) ([]byte, error)
 	// Decompress returns the decompressed form of the framed chunk src,
-	// reusing dst. maxLen bounds the decompressed size the caller accepts
-	// (the chunk length from CompressionInfo.db); a chunk that claims or
-	// produces more, or is otherwise corrupt, is an error, never a panic.
+	// reusing dst; a dst with capacity maxLen is always reused. maxLen
+	// bounds the decompressed size the caller accepts (the chunk length
+	// from CompressionInfo.db); a chunk that claims or produces more, or is
+	// otherwise corrupt, is an error wrapping ErrCorrupt, never a panic.
 	Decompress(dst, src []byte, maxLen int) ([]byte, error)
 	// MaxCompressedLen is an upper bound of len(Compress(nil, src)) for
 	// len(src) == n.
