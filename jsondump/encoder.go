@@ -77,7 +77,9 @@ type Encoder struct {
 
 	key      []byte // current partition key (for messages)
 	liveness mutation.LivenessInfo
-	keyParts [][]byte
+
+	// Column names in CQL form, by kind and index.
+	staticNames, regularNames []string
 }
 
 // flushThreshold is the buffered size at which the encoder writes out.
@@ -89,7 +91,38 @@ func NewEncoder(w io.Writer, t *schema.Table, opts EncodeOptions) *Encoder {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	return &Encoder{w: w, t: t, opts: opts, now: now.Unix()}
+	e := &Encoder{w: w, t: t, opts: opts, now: now.Unix()}
+	e.staticNames = quotedNames(t.Static)
+	e.regularNames = quotedNames(t.Regular)
+	return e
+}
+
+func quotedNames(cols []*schema.Column) []string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = schema.QuoteIdentifier(c.Name)
+	}
+	return names
+}
+
+// columnName returns col's name in CQL form (quoted when needed).
+func (e *Encoder) columnName(col *schema.Column) string {
+	names := e.regularNames
+	if col.Kind == schema.Static {
+		names = e.staticNames
+	}
+	if col.Index >= 0 && col.Index < len(names) && e.tableColumn(col, names) {
+		return names[col.Index]
+	}
+	return schema.QuoteIdentifier(col.Name)
+}
+
+func (e *Encoder) tableColumn(col *schema.Column, names []string) bool {
+	cols := e.t.Regular
+	if col.Kind == schema.Static {
+		cols = e.t.Static
+	}
+	return len(cols) == len(names) && cols[col.Index] == col
 }
 
 var errClosed = errors.New("jsondump: encoder closed")
@@ -241,9 +274,15 @@ func (e *Encoder) BeginPartition(p *mutation.Partition, position int64) error {
 }
 
 func (e *Encoder) appendKey(key []byte) error {
-	parts, err := e.t.SplitPartitionKey(key)
-	if err != nil {
-		return e.fail("", "", fmt.Errorf("partition key: %w", err))
+	var one [1][]byte
+	parts := one[:]
+	if len(e.t.PartitionKey) == 1 {
+		one[0] = key
+	} else {
+		var err error
+		if parts, err = e.t.SplitPartitionKey(key); err != nil {
+			return e.fail("", "", fmt.Errorf("partition key: %w", err))
+		}
 	}
 	if len(parts) != len(e.t.PartitionKey) {
 		return e.fail("", "", fmt.Errorf("partition key has %d components, table has %d", len(parts), len(e.t.PartitionKey)))
@@ -517,7 +556,7 @@ func (e *Encoder) appendLiveness(l mutation.LivenessInfo) {
 func (e *Encoder) appendComplexDeletion(cd *mutation.ComplexDeletion) {
 	e.buf = append(e.buf, '{')
 	e.field("name")
-	e.buf = appendJSONString(e.buf, schema.QuoteIdentifier(cd.Column.Name))
+	e.buf = appendJSONString(e.buf, e.columnName(cd.Column))
 	e.comma()
 	e.appendDeletion("deletion_info", cd.Deletion, false)
 	e.buf = append(e.buf, '}')
@@ -527,7 +566,7 @@ func (e *Encoder) appendCell(c *mutation.Cell) error {
 	col := c.Column
 	e.buf = append(e.buf, '{')
 	e.field("name")
-	e.buf = appendJSONString(e.buf, schema.QuoteIdentifier(col.Name))
+	e.buf = appendJSONString(e.buf, e.columnName(col))
 	valueType := col.Type
 	if col.Type.IsComplex() {
 		if c.Path == nil {

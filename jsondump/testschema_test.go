@@ -74,6 +74,9 @@ func parseTestTable(stmt string) (*schema.Table, error) {
 			return nil, fmt.Errorf("bad column %q", p)
 		}
 		colName := strings.ToLower(fields[0])
+		if strings.HasPrefix(fields[0], `"`) {
+			colName = strings.Trim(fields[0], `"`)
+		}
 		rest := strings.Join(fields[1:], " ")
 		static := false
 		if strings.HasSuffix(strings.ToUpper(rest), " STATIC") {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"time"
 )
@@ -266,10 +267,16 @@ func parseISOInstant(s string, micros bool) (int64, error) {
 		if nanos%1000 != 0 {
 			return bad("digits below the microsecond")
 		}
-		if secs > math.MaxInt64/1_000_000-1 || secs < math.MinInt64/1_000_000+1 {
+		us := nanos / 1000
+		if secs > -9_000_000_000_000 && secs < 9_000_000_000_000 {
+			return secs*1_000_000 + us, nil
+		}
+		v := new(big.Int).Mul(big.NewInt(secs), big.NewInt(1_000_000))
+		v.Add(v, big.NewInt(us))
+		if !v.IsInt64() {
 			return bad("out of range")
 		}
-		return secs*1_000_000 + nanos/1000, nil
+		return v.Int64(), nil
 	}
 	if nanos != 0 {
 		return bad("a time in seconds cannot have a fraction")
