@@ -26,7 +26,8 @@ import (
 // (dht.Murmur3, the token's hash). Before "ma" base = h1, increment = h2
 // (the "old" order); from "ma" on base = h2, increment = h1. For i in
 // 0 … K−1 bit_i = |base % capacity| with Java's signed % and abs, then
-// base += increment (wrapping signed 64-bit).
+// base += increment (wrapping signed 64-bit). (The remainder is computed
+// with a precomputed reciprocal, see fastMod.)
 const (
 	// bitsetExcess is added to the bit count (FilterFactory.BITSET_EXCESS).
 	bitsetExcess = 20
@@ -116,6 +117,7 @@ type BloomFilter struct {
 	hashCount int
 	words     []uint64
 	capacity  int64 // 64·len(words)
+	mod       fastMod
 	oldOrder  bool
 }
 
@@ -136,7 +138,12 @@ func NewBloomFilter(n int64, fp float64, oldHashOrder bool) (*BloomFilter, error
 	if words > math.MaxInt32 {
 		return nil, fmt.Errorf("sstables: a bloom filter of %d bits is too large", numBits)
 	}
-	return &BloomFilter{hashCount: k, words: make([]uint64, words), capacity: 64 * words, oldOrder: oldHashOrder}, nil
+	return newBloomFilter(k, make([]uint64, words), oldHashOrder), nil
+}
+
+func newBloomFilter(k int, words []uint64, oldHashOrder bool) *BloomFilter {
+	c := 64 * int64(len(words))
+	return &BloomFilter{hashCount: k, words: words, capacity: c, mod: newFastMod(uint64(c)), oldOrder: oldHashOrder}
 }
 
 // HashCount returns K.
@@ -158,12 +165,9 @@ func (f *BloomFilter) AddHash(h1, h2 uint64) {
 	if f.oldOrder {
 		base, inc = inc, base
 	}
-	c := f.capacity
+	m := f.mod
 	for i := 0; i < f.hashCount; i++ {
-		bit := base % c
-		if bit < 0 {
-			bit = -bit
-		}
+		bit := m.javaAbsMod(base)
 		f.words[bit>>6] |= 1 << (uint(bit) & 63)
 		base += inc
 	}
@@ -182,12 +186,9 @@ func (f *BloomFilter) MightContainHash(h1, h2 uint64) bool {
 	if f.oldOrder {
 		base, inc = inc, base
 	}
-	c := f.capacity
+	m := f.mod
 	for i := 0; i < f.hashCount; i++ {
-		bit := base % c
-		if bit < 0 {
-			bit = -bit
-		}
+		bit := m.javaAbsMod(base)
 		if f.words[bit>>6]&(1<<(uint(bit)&63)) == 0 {
 			return false
 		}
@@ -224,7 +225,7 @@ func ParseBloomFilter(b []byte, path string, oldHashOrder bool) (*BloomFilter, e
 	if words <= 0 || int64(words)*8 != int64(r.Remaining()) {
 		return nil, Corruptf(path, string(ComponentFilter), 4, "%d words, but %d bytes follow", words, r.Remaining())
 	}
-	f := &BloomFilter{hashCount: int(k), words: make([]uint64, words), capacity: 64 * int64(words), oldOrder: oldHashOrder}
+	f := newBloomFilter(int(k), make([]uint64, words), oldHashOrder)
 	for i := range f.words {
 		f.words[i] = r.U64()
 	}

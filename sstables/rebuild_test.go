@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/castable-db/castable/dht"
@@ -358,6 +359,33 @@ func TestHLLSparseMerges(t *testing.T) {
 	for _, k := range h.sparse {
 		if best[sparseIndex(k)] != k {
 			t.Fatalf("entry %08x, want %08x", k, best[sparseIndex(k)])
+		}
+	}
+}
+
+func TestFastMod(t *testing.T) {
+	rng := newTestRand(11)
+	divisors := []uint64{1, 2, 3, 64, 128, 1344, 10000064, 1<<37 - 64, 1<<63 + 5, ^uint64(0)}
+	for range 200 {
+		divisors = append(divisors, 64*(1+rng.Uint64N(1<<31)))
+	}
+	for _, d := range divisors {
+		m := newFastMod(d)
+		for _, x := range []uint64{0, 1, d - 1, d, d + 1, 1 << 63, ^uint64(0), rng.Uint64(), rng.Uint64()} {
+			if got := m.mod(x); got != x%d {
+				t.Fatalf("%d mod %d = %d, want %d", x, d, got, x%d)
+			}
+		}
+		if d < 1<<62 {
+			for _, x := range []int64{-1, -int64(d), math.MinInt64, math.MaxInt64, int64(rng.Uint64())} {
+				want := x % int64(d)
+				if want < 0 {
+					want = -want
+				}
+				if got := m.javaAbsMod(x); got != want {
+					t.Fatalf("|%d %% %d| = %d, want %d", x, d, got, want)
+				}
+			}
 		}
 	}
 }
