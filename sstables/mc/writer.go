@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/castable-db/castable/compress"
@@ -183,7 +184,7 @@ func (w *Writer) StartPartition(p *mutation.Partition) error {
 		return w.fail(fmt.Errorf("%w: StartPartition inside a partition or after Finish", errWriterState))
 	}
 	h1, h2 := dht.Murmur3(p.Key)
-	token := dht.Token(p.Key)
+	token := tokenOf(h1, len(p.Key))
 	if w.parts > 0 && dht.Compare(w.prevToken, w.prevKey, token, p.Key) >= 0 {
 		return w.fail(fmt.Errorf("mc: partition %x (token %d) does not come after %x (token %d)", p.Key, token, w.prevKey, w.prevToken))
 	}
@@ -417,3 +418,16 @@ func (w *Writer) Abort() error {
 }
 
 var _ sstables.Writer = (*Writer)(nil)
+
+// tokenOf is dht.Token from an already computed Murmur3 first half, so
+// that a key is hashed once for its token and the bloom filter.
+func tokenOf(h1 uint64, keyLen int) int64 {
+	switch t := int64(h1); {
+	case keyLen == 0:
+		return dht.MinToken
+	case t == math.MinInt64:
+		return math.MaxInt64
+	default:
+		return t
+	}
+}

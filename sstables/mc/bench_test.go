@@ -1,0 +1,133 @@
+package mc
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"sort"
+	"testing"
+
+	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+)
+
+// nullFS discards everything written, so that benchmarks measure the
+// writer rather than the disk.
+type nullFS struct{}
+
+type nullFile struct{ size int64 }
+
+func (nullFS) Create(string) (sstables.File, error) { return &nullFile{}, nil }
+func (nullFS) Open(name string) (sstables.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+func (nullFS) Rename(string, string) error            { return nil }
+func (nullFS) Remove(string) error                    { return nil }
+func (nullFS) SyncDir(string) error                   { return nil }
+func (nullFS) ReadDir(string) ([]string, error)       { return nil, nil }
+func (nullFS) MkdirAll(string) error                  { return nil }
+func (f *nullFile) Read([]byte) (int, error)          { return 0, fs.ErrInvalid }
+func (f *nullFile) ReadAt([]byte, int64) (int, error) { return 0, fs.ErrInvalid }
+func (f *nullFile) Write(p []byte) (int, error)       { f.size += int64(len(p)); return len(p), nil }
+func (f *nullFile) Close() error                      { return nil }
+func (f *nullFile) Sync() error                       { return nil }
+func (f *nullFile) Size() (int64, error)              { return f.size, nil }
+
+// benchKeys returns n int partition keys in token order.
+func benchKeys(n int) [][]byte {
+	type kt struct {
+		key   []byte
+		token int64
+	}
+	ks := make([]kt, n)
+	for i := range ks {
+		k := binary.BigEndian.AppendUint32(nil, uint32(i))
+		ks[i] = kt{k, dht.Token(k)}
+	}
+	sort.Slice(ks, func(i, j int) bool { return dht.Compare(ks[i].token, ks[i].key, ks[j].token, ks[j].key) < 0 })
+	out := make([][]byte, n)
+	for i := range ks {
+		out[i] = ks[i].key
+	}
+	return out
+}
+
+// BenchmarkWriter writes single-row partitions of (pk int PRIMARY KEY,
+// value blob) with 100-byte values through the whole writer (Data.db with
+// its codec, Index.db, Summary, Filter, Statistics) into a discarding FS.
+func BenchmarkWriter(b *testing.B) {
+	table, err := schema.NewTable("ks", "t", []schema.ColumnDef{
+		{Name: "pk", Type: &schema.Type{Kind: schema.KindInt}, Kind: schema.PartitionKey},
+		{Name: "value", Type: &schema.Type{Kind: schema.KindBlob}, Kind: schema.Regular},
+	}, schema.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	valueCol := table.Column("value")
+	for _, size := range []int{100_000, 1_000_000} {
+		keys := benchKeys(size)
+		for _, codec := range []compress.Codec{compress.None, compress.LZ4} {
+			for _, jobs := range []int{1, 2} {
+				name := fmt.Sprintf("codec=%s/jobs=%d/rows=%d", codec, jobs, size)
+				b.Run(name, func(b *testing.B) {
+					value := make([]byte, 100)
+					const ts = 1525385507816568
+					p := &mutation.Partition{
+						Deletion: mutation.Live,
+						Static:   emptyRow,
+						Rows: []mutation.Row{{
+							Liveness:           mutation.LivenessInfo{Timestamp: ts, TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime},
+							Deletion:           mutation.Live,
+							ShadowableDeletion: mutation.Live,
+							Cells:              []mutation.Cell{{Column: valueCol, Timestamp: ts, TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime}},
+						}},
+					}
+					var dataLen int64
+					var mallocs uint64
+					b.ReportAllocs()
+					b.ResetTimer()
+					for it := 0; it < b.N; it++ {
+						w, err := NewWriter(table, sstables.WriterOptions{
+							Dir: "/bench", Generation: 1, FS: nullFS{},
+							Compression:        &compress.Params{Codec: codec},
+							Jobs:               jobs,
+							ExpectedPartitions: int64(size),
+							Stats:              sstables.DataStats{Known: true, MinTimestamp: ts, MinLocalDeletionTime: mutation.NoDeletionTime, Columns: []*schema.Column{valueCol}},
+						})
+						if err != nil {
+							b.Fatal(err)
+						}
+						var ms0, ms1 runtime.MemStats
+						runtime.ReadMemStats(&ms0)
+						for i, k := range keys {
+							binary.BigEndian.PutUint64(value, uint64(i)*0x9E3779B97F4A7C15)
+							binary.BigEndian.PutUint64(value[50:], uint64(i))
+							p.Key = k
+							p.Rows[0].Cells[0].Value = value
+							if err := w.Append(p); err != nil {
+								b.Fatal(err)
+							}
+						}
+						runtime.ReadMemStats(&ms1)
+						mallocs += ms1.Mallocs - ms0.Mallocs
+						res, err := w.Finish()
+						if err != nil {
+							b.Fatal(err)
+						}
+						dataLen = res.DataLength
+					}
+					b.StopTimer()
+					sec := b.Elapsed().Seconds()
+					rows := float64(size) * float64(b.N)
+					b.SetBytes(dataLen)
+					b.ReportMetric(rows/sec, "rows/s")
+					b.ReportMetric(float64(mallocs)/rows, "allocs/row")
+				})
+			}
+		}
+	}
+}
