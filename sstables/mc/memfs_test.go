@@ -121,6 +121,6 @@ func (f *memFile) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (f *memFile) Close() error          { return nil }
-func (f *memFile) Sync() error           { return nil }
+func (f *memFile) Close() error         { return nil }
+func (f *memFile) Sync() error          { return nil }
 func (f *memFile) Size() (int64, error) { return int64(len(f.data)), nil }
