@@ -33,9 +33,12 @@ type dataDecoder struct {
 	present          []int
 	clustOffs        []int
 
-	// Position facts of the last unfiltered, for the layout describer.
-	lastStart, lastSize int64
-	lastPrevSize        uint64
+	// Position facts of the last unfiltered and of the static row, for the
+	// layout describer.
+	lastStart, lastSize     int64
+	lastPrevSize            uint64
+	staticStart, staticSize int64
+	staticPrevSize          uint64
 }
 
 func newDataDecoder(h *Header, static, regular []*schema.Column, nTableStatic, nTableRegular int) *dataDecoder {
@@ -113,6 +116,7 @@ func (d *dataDecoder) readPartitionHeader(keyBuf []byte, static *mutation.Row) (
 		if err := d.readRow(at, flags, ext, true, static, &d.staticBody); err != nil {
 			return nil, del, err
 		}
+		d.staticStart, d.staticSize, d.staticPrevSize = at, d.st.pos-at, d.lastPrevSize
 	}
 	return key, del, nil
 }

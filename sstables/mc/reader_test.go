@@ -120,3 +120,58 @@ func TestVerifyIntegrityCheckFiles(t *testing.T) {
 		t.Fatalf("found %d integrity_check SSTables, want 4", n)
 	}
 }
+
+// TestLayout checks the describer against facts of the real files: the
+// partitions tile Data.db, the index entries tile Index.db, every
+// unfiltered's stored previous size is the distance to the previous one,
+// and the promoted index of many_range_tombstones has the blocks Index.db
+// holds.
+func TestLayout(t *testing.T) {
+	for _, ref := range refSSTables(t, false) {
+		if ref.name == "mc-write/many_deleted_partitions" {
+			continue
+		}
+		t.Run(ref.name, func(t *testing.T) {
+			r := openRef(t, ref)
+			defer r.Close()
+			var dataAt, indexAt int64
+			blocks := 0
+			err := r.Layout(func(pl *PartitionLayout) error {
+				if pl.Offset != dataAt || pl.IndexOffset != indexAt {
+					t.Fatalf("partition at %d/%d, want %d/%d", pl.Offset, pl.IndexOffset, dataAt, indexAt)
+				}
+				prev := pl.Offset
+				at := pl.Offset + pl.HeaderSize
+				for _, u := range pl.Unfiltereds {
+					if u.Offset != at || u.PrevSize != uint64(u.Offset-prev) {
+						t.Fatalf("unfiltered at %d (prev %d), want %d (prev %d)", u.Offset, u.PrevSize, at, u.Offset-prev)
+					}
+					prev, at = u.Offset, u.Offset+u.Size
+				}
+				if at+1 != pl.Offset+pl.Size {
+					t.Fatalf("end of partition at %d, size says %d", at, pl.Offset+pl.Size-1)
+				}
+				blocks += len(pl.Blocks)
+				dataAt += pl.Size
+				indexAt += pl.IndexSize
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dataAt != r.DataLength() {
+				t.Fatalf("partitions cover %d of %d bytes", dataAt, r.DataLength())
+			}
+			if ref.name == "mc-write/many_range_tombstones" && blocks < 2 {
+				t.Fatalf("%d promoted index blocks", blocks)
+			}
+			var out strings.Builder
+			if err := WriteLayout(&out, r); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(out.String(), "partition 0 key=") {
+				t.Fatalf("layout text starts %q", out.String()[:min(40, out.Len())])
+			}
+		})
+	}
+}
