@@ -175,3 +175,53 @@ func TestLayout(t *testing.T) {
 		})
 	}
 }
+
+// TestCRCCheckChance reads the lz4 SSTable whose chunk checksums are
+// wrong: with checks on (the default) the scan fails naming the chunk; with
+// crc_check_chance never it reads (the payloads are sound), and Verify
+// still fails.
+func TestCRCCheckChance(t *testing.T) {
+	for _, ref := range refSSTables(t, true) {
+		if ref.name != "cassandra/3.x/lz4/integrity_check/invalid_checksums" {
+			continue
+		}
+		desc, _, _, err := sstables.ParseDescriptor(ref.path("Data.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scan := func(chance float64) error {
+			r, err := Open(desc, nil, sstables.ReaderOptions{CRCCheckChance: chance})
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			sc, _ := r.Scan()
+			for {
+				_, err := sc.NextPartition()
+				if err == io.EOF {
+					return r.Verify()
+				}
+				if err != nil {
+					return err
+				}
+			}
+		}
+		err = scan(0)
+		if err == nil || !strings.Contains(err.Error(), "chunk") {
+			t.Fatalf("default check chance: %v", err)
+		}
+		r, err := Open(desc, nil, sstables.ReaderOptions{CRCCheckChance: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if parts := scanAll(t, r); len(parts) == 0 {
+			t.Fatal("nothing read with checks off")
+		}
+		if err := r.Verify(); err == nil {
+			t.Fatal("Verify ignored the checksums")
+		}
+		return
+	}
+	t.Fatal("invalid_checksums SSTable not found")
+}
