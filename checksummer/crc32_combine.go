@@ -27,27 +27,22 @@ func crc32CombineGeneric(a, b uint32, lenB int64) uint32 {
 	return crc32MulXPow8Generic(a, foldCRC32Length(uint64(lenB))) ^ b
 }
 
-// crc32MulXPow8Generic returns a·x^(8·n) mod G in pure Go, skipping the
-// factor 1 of zero length bytes.
+// crc32MulXPow8Generic returns a·x^(8·n) mod G in pure Go. The factor is
+// built from the table entries of the non-zero bytes of n first (it does not
+// depend on a), then a is multiplied once — as the assembly does.
 func crc32MulXPow8Generic(a, n uint32) uint32 {
-	t := &crc32CombineTable
-	if b := n & 0xff; b != 0 {
-		a = mulModGeneric(a, t[0][b])
-	}
-	n >>= 8
-	if n == 0 {
-		return a
-	}
-	// The factor of the upper bytes does not depend on a.
-	f := uint32(crc32One)
-	for k := 1; n != 0; k, n = k+1, n>>8 {
+	f, have := uint32(crc32One), false
+	for k := 0; n != 0; k, n = k+1, n>>8 {
 		if b := n & 0xff; b != 0 {
-			if f == crc32One {
-				f = t[k][b]
+			if have {
+				f = mulModGeneric(f, crc32CombineTable[k][b])
 			} else {
-				f = mulModGeneric(f, t[k][b])
+				f, have = crc32CombineTable[k][b], true
 			}
 		}
+	}
+	if !have {
+		return a
 	}
 	return mulModGeneric(a, f)
 }
