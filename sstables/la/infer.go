@@ -74,7 +74,7 @@ func (fs *factSet) get(name []byte) *columnFacts {
 	}
 	if len(fs.cols) >= maxInferredColumns {
 		if fs.err == nil {
-			fs.err = fmt.Errorf("la: inferring a table: more than %d distinct column names", maxInferredColumns)
+			fs.err = fmt.Errorf("more than %d distinct column names", maxInferredColumns)
 		}
 		return &columnFacts{}
 	}
@@ -151,10 +151,10 @@ func inferTable(r *Reader) (*schema.Table, error) {
 	case !compound && n == 0:
 		facts = &sfacts
 	case !compound && n > 1:
-		return nil, fmt.Errorf("la: inferring a table: cell names are not composites but Statistics.db records %d clustering components", n)
+		return nil, r.inferenceError(fmt.Errorf("cell names are not composites but Statistics.db records %d clustering components", n))
 	}
 	if facts.err != nil {
-		return nil, facts.err
+		return nil, r.inferenceError(facts.err)
 	}
 
 	blob := &schema.Type{Kind: schema.KindBlob}
@@ -183,7 +183,14 @@ func inferTable(r *Reader) (*schema.Table, error) {
 	opts := schema.Options{CompactStorage: !(compound && sparse)}
 	t, err := schema.NewTable("", r.desc.String(), defs, opts)
 	if err != nil {
-		return nil, fmt.Errorf("la: inferring a table: %w", err)
+		return nil, r.inferenceError(err)
 	}
 	return t, nil
+}
+
+// inferenceError reports names that fit no table layout: for a reader
+// without a schema that is corrupt data.
+func (r *Reader) inferenceError(err error) error {
+	return &sstables.CorruptionError{Path: r.desc.Path(sstables.ComponentData), Component: string(sstables.ComponentData),
+		Offset: -1, Reason: "the cell names fit no table layout (reading without a schema)", Err: err}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync"
 
 	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
@@ -27,6 +28,11 @@ type Reader struct {
 	data     *sstables.DataReader
 	summary  *sstables.Summary
 	filter   *sstables.BloomFilter
+
+	// getMu guards the scanner Get reuses (a decompression stream is
+	// costly to set up).
+	getMu  sync.Mutex
+	getter *scanner
 }
 
 // readableVersion reports whether the la reader accepts files of version
@@ -132,14 +138,26 @@ func (r *Reader) Scan() (sstables.Scanner, error) { return r.scanFrom(0), nil }
 func (r *Reader) scanFrom(pos int64) *scanner {
 	stream := r.data.NewStream(pos)
 	s := &scanner{
-		in: newInput(stream, pos, r.data.Length(), r.desc.Path(sstables.ComponentData), sstables.ComponentData),
-		pr: newPartitionReader(r.table, r.l),
+		stream: stream,
+		in:     newInput(stream, pos, r.data.Length(), r.desc.Path(sstables.ComponentData), sstables.ComponentData),
+		pr:     newPartitionReader(r.table, r.l),
 	}
 	return s
 }
 
+// seek repositions s at pos (the start of a partition).
+func (s *scanner) seek(pos int64) error {
+	if _, err := s.stream.Seek(pos, io.SeekStart); err != nil {
+		return err
+	}
+	s.in.reset(s.stream, pos, s.in.length)
+	s.inPart, s.err = false, nil
+	return nil
+}
+
 // scanner implements sstables.Scanner over the Data.db stream.
 type scanner struct {
+	stream    *sstables.DataStream
 	in        *input
 	pr        *partitionReader
 	part      mutation.Partition
@@ -285,7 +303,14 @@ func (r *Reader) Get(key []byte) (*mutation.Partition, error) {
 	if err != nil || !found {
 		return nil, err
 	}
-	s := r.scanFrom(pos)
+	r.getMu.Lock()
+	defer r.getMu.Unlock()
+	if r.getter == nil {
+		r.getter = r.scanFrom(pos)
+	} else if err := r.getter.seek(pos); err != nil {
+		return nil, err
+	}
+	s := r.getter
 	p, err := s.NextPartition()
 	if err != nil {
 		if err == io.EOF {
