@@ -2,6 +2,7 @@ package jsondump
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -113,12 +114,16 @@ func BenchmarkEncode(b *testing.B) {
 	}
 }
 
+// BenchmarkDecode decodes the 100k-partition document into partitions
+// (impl=castable) and, as a reference measured in the same run, parses it
+// with encoding/json into generic values only (impl=stdlib-any: no
+// conversion to the model at all).
 func BenchmarkDecode(b *testing.B) {
 	tb, parts := benchData(b)
 	for _, f := range benchFormats {
-		b.Run(f.name, func(b *testing.B) {
-			var doc bytes.Buffer
-			encodeDoc(b, tb, parts, &doc, f.opts)
+		var doc bytes.Buffer
+		encodeDoc(b, tb, parts, &doc, f.opts)
+		b.Run("impl=castable/"+f.name, func(b *testing.B) {
 			b.SetBytes(int64(doc.Len()))
 			b.ReportAllocs()
 			var before runtime.MemStats
@@ -140,6 +145,33 @@ func BenchmarkDecode(b *testing.B) {
 				}
 				if n != benchPartitions {
 					b.Fatalf("decoded %d partitions", n)
+				}
+			}
+			reportPerPartition(b, before)
+		})
+		if f.opts.Layout != LayoutLines {
+			continue
+		}
+		b.Run("impl=stdlib-any/"+f.name, func(b *testing.B) {
+			b.SetBytes(int64(doc.Len()))
+			b.ReportAllocs()
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for b.Loop() {
+				dec := json.NewDecoder(bytes.NewReader(doc.Bytes()))
+				dec.UseNumber()
+				n := 0
+				for {
+					var v any
+					if err := dec.Decode(&v); err == io.EOF {
+						break
+					} else if err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if n != benchPartitions {
+					b.Fatalf("parsed %d partitions", n)
 				}
 			}
 			reportPerPartition(b, before)

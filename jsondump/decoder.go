@@ -17,8 +17,9 @@ import (
 
 // DecodeOptions configure a Decoder. The zero value is the default.
 type DecodeOptions struct {
-	// MaxValueBytes bounds the JSON text of a single cell or clustering
-	// value (collections and UDTs included); 0 means 64 MiB.
+	// MaxValueBytes bounds the JSON text of any single value (a cell value,
+	// a clustering component, a string, or a skipped unknown field); 0
+	// means 64 MiB. Larger values are an error, so memory stays bounded.
 	MaxValueBytes int
 }
 
@@ -47,29 +48,35 @@ const (
 // Decoder reads partitions from sstabledump JSON: a JSON array of partition
 // objects or JSON Lines (one per line), in any of the forms the Encoder
 // writes and sstabledump prints, with the extensions of json-format.md
-// Part 2. It reads one partition object at a time (and with NextUnfiltered
-// one row at a time), so memory stays bounded by one partition (one row)
-// whatever the size of the document. It computes tokens but checks nothing
-// about the order of partitions or rows: callers sort (cells within a row
-// are put in canonical order).
+// Part 2, fields in any order, unknown fields ignored. It reads one
+// partition object at a time (and with NextUnfiltered one row at a time),
+// so memory stays bounded by one partition (one row) whatever the size of
+// the document. It computes tokens but checks nothing about the order of
+// partitions or rows: callers sort (cells within a row are put in
+// canonical order).
 type Decoder struct {
 	t    *schema.Table
-	dec  *json.Decoder
+	s    *scanner
 	opts DecodeOptions
+	cols map[string]*schema.Column // by name and by quoted name
 
-	started, array, done bool
-	err                  error
+	started, array, done, first bool
+	err                         error
 
-	// Current partition state.
-	inRows   bool       // positioned inside the "rows" array of the object
-	pending  []jsonRow  // rows read before the "partition" field
-	pendIdx  int        // next pending row
-	tailOpen bool       // the partition object still has fields to read
-	keyText  string     // current key, JSON text, for messages
-	position int64      // current partition's "position" or -1
-	hdr      jsonHeader // current partition header
-	jr       jsonRow    // scratch row
-	sawRows  bool
+	// Current partition.
+	inRows    bool // inside the "rows" array
+	rowsFirst bool
+	tailOpen  bool // the partition object has fields left
+	sawRows   bool
+	pending   []Unfiltered // rows that came before the "partition" field
+	pendIdx   int
+	keyKnown  bool // d.hdr.keys holds the current key (for messages)
+	position  int64
+
+	// Scratch reused across rows.
+	arena []byte
+	raw   rawRow
+	hdr   rawHeader
 }
 
 // NewDecoder returns a decoder reading partitions of table t from r.
@@ -77,67 +84,114 @@ func NewDecoder(r io.Reader, t *schema.Table, opts DecodeOptions) *Decoder {
 	if opts.MaxValueBytes <= 0 {
 		opts.MaxValueBytes = 64 << 20
 	}
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	return &Decoder{t: t, dec: dec, opts: opts, position: -1}
+	d := &Decoder{t: t, s: newScanner(r, opts.MaxValueBytes), opts: opts, position: -1,
+		cols: make(map[string]*schema.Column)}
+	for _, group := range [][]*schema.Column{t.PartitionKey, t.Clustering, t.Static, t.Regular} {
+		for _, c := range group {
+			d.cols[c.Name] = c
+			d.cols[schema.QuoteIdentifier(c.Name)] = c
+		}
+	}
+	return d
 }
 
 // Position returns the "position" of the partition last started by
 // NextPartition or Decode, or -1 when it had none.
 func (d *Decoder) Position() int64 { return d.position }
 
-// JSON shapes. RawMessage fields are nil when absent.
-type jsonHeader struct {
-	Key          []json.RawMessage `json:"key"`
-	Position     json.RawMessage   `json:"position"`
-	DeletionInfo *jsonDeletion     `json:"deletion_info"`
+// span locates raw JSON bytes kept in the decoder's arena; end < 0 means
+// absent.
+type span struct{ off, end int32 }
+
+var absent = span{-1, -1}
+
+func (sp span) ok() bool { return sp.end >= 0 }
+
+type rawDeletion struct {
+	present            bool
+	marked, ldt, shdwb span
 }
 
-type jsonDeletion struct {
-	MarkedDeleted   json.RawMessage `json:"marked_deleted"`
-	LocalDeleteTime json.RawMessage `json:"local_delete_time"`
-	Shadowable      bool            `json:"shadowable"`
+type rawShard struct{ id, clock, count, kind span }
+
+type rawCell struct {
+	name                   span
+	pathN                  int
+	path                   span
+	value                  span
+	del                    rawDeletion
+	shards                 bool
+	shardLo, shardHi       int
+	tstamp, ttl, expiresAt span
 }
 
-type jsonLiveness struct {
-	Tstamp    json.RawMessage `json:"tstamp"`
-	TTL       json.RawMessage `json:"ttl"`
-	ExpiresAt json.RawMessage `json:"expires_at"`
+type rawBound struct {
+	present    bool
+	typ        span
+	clustering []span
+	hasClust   bool
+	del        rawDeletion
 }
 
-type jsonShard struct {
-	CounterID string          `json:"counter_id"`
-	Clock     json.RawMessage `json:"clock"`
-	Count     json.RawMessage `json:"count"`
-	Kind      string          `json:"kind"`
+type rawRow struct {
+	typ                    span
+	clustering             []span
+	hasClust               bool
+	live                   bool
+	tstamp, ttl, expiresAt span
+	del, shadowDel         rawDeletion
+	cells                  []rawCell
+	shards                 []rawShard
+	start, end             rawBound
 }
 
-type jsonCell struct {
-	Name          string            `json:"name"`
-	Path          []json.RawMessage `json:"path"`
-	Value         json.RawMessage   `json:"value"`
-	DeletionInfo  *jsonDeletion     `json:"deletion_info"`
-	CounterShards []jsonShard       `json:"counter_shards"`
-	Tstamp        json.RawMessage   `json:"tstamp"`
-	TTL           json.RawMessage   `json:"ttl"`
-	ExpiresAt     json.RawMessage   `json:"expires_at"`
+type rawHeader struct {
+	keys     []span
+	hasKey   bool
+	position span
+	del      rawDeletion
 }
 
-type jsonBound struct {
-	Type         string            `json:"type"`
-	Clustering   []json.RawMessage `json:"clustering"`
-	DeletionInfo *jsonDeletion     `json:"deletion_info"`
+// keep copies raw bytes into the arena.
+func (d *Decoder) keep(b []byte) span {
+	off := len(d.arena)
+	d.arena = append(d.arena, b...)
+	return span{int32(off), int32(len(d.arena))}
 }
 
-type jsonRow struct {
-	Type                   string            `json:"type"`
-	Clustering             []json.RawMessage `json:"clustering"`
-	LivenessInfo           *jsonLiveness     `json:"liveness_info"`
-	DeletionInfo           *jsonDeletion     `json:"deletion_info"`
-	ShadowableDeletionInfo *jsonDeletion     `json:"shadowable_deletion_info"`
-	Cells                  []jsonCell        `json:"cells"`
-	Start                  *jsonBound        `json:"start"`
-	End                    *jsonBound        `json:"end"`
+func (d *Decoder) bytesOf(sp span) []byte {
+	if !sp.ok() {
+		return nil
+	}
+	return d.arena[sp.off:sp.end]
+}
+
+// keepValue reads the next value into the arena.
+func (d *Decoder) keepValue() (span, error) {
+	b, err := d.s.rawValue()
+	if err != nil {
+		return absent, err
+	}
+	return d.keep(b), nil
+}
+
+// text returns the content of a kept string token (unescaped; no
+// allocation when it has no escapes). Numbers and literals are returned
+// as they are.
+func (d *Decoder) text(sp span) ([]byte, error) {
+	b := d.bytesOf(sp)
+	if len(b) == 0 || b[0] != '"' {
+		return b, nil
+	}
+	inner := b[1 : len(b)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner, nil
+	}
+	s, err := unquote(b)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(s), nil
 }
 
 func (d *Decoder) fail(row, column, field string, err error) error {
@@ -145,7 +199,11 @@ func (d *Decoder) fail(row, column, field string, err error) error {
 	if errors.As(err, &je) {
 		return err
 	}
-	return &Error{Op: "decode", Offset: d.dec.InputOffset(), Partition: d.keyText, Row: row, Column: column, Field: field, Err: err}
+	key := ""
+	if d.keyKnown {
+		key = d.spansText(d.hdr.keys)
+	}
+	return &Error{Op: "decode", Offset: d.s.offset(), Partition: key, Row: row, Column: column, Field: field, Err: err}
 }
 
 func (d *Decoder) setErr(err error) error {
@@ -153,33 +211,6 @@ func (d *Decoder) setErr(err error) error {
 		d.err = err
 	}
 	return d.err
-}
-
-func isDelim(tok json.Token, c byte) bool {
-	dl, ok := tok.(json.Delim)
-	return ok && byte(dl) == c
-}
-
-// start reads the first token: '[' (array) or '{' (JSON Lines, the first
-// object's brace is then consumed).
-func (d *Decoder) start() (objectOpen bool, err error) {
-	d.started = true
-	tok, err := d.dec.Token()
-	if err == io.EOF {
-		d.done = true
-		return false, io.EOF
-	}
-	if err != nil {
-		return false, d.fail("", "", "", err)
-	}
-	switch {
-	case isDelim(tok, '['):
-		d.array = true
-		return false, nil
-	case isDelim(tok, '{'):
-		return true, nil
-	}
-	return false, d.fail("", "", "", fmt.Errorf("document starts with %v, want an array or a partition object", tok))
 }
 
 // NextPartition finishes the current partition (skipping rows not read)
@@ -196,129 +227,239 @@ func (d *Decoder) NextPartition(p *mutation.Partition) error {
 	if d.done {
 		return io.EOF
 	}
-	objectOpen := false
+	s := d.s
 	if !d.started {
-		var err error
-		if objectOpen, err = d.start(); err != nil {
-			if err == io.EOF {
-				return io.EOF
+		d.started = true
+		c, ok := s.peek()
+		if !ok {
+			if s.rerr != nil {
+				return d.setErr(d.fail("", "", "", s.rerr))
 			}
-			return d.setErr(err)
-		}
-	}
-	if !objectOpen {
-		if d.array {
-			if !d.dec.More() {
-				if _, err := d.dec.Token(); err != nil { // ']'
-					return d.setErr(d.fail("", "", "", err))
-				}
-				d.done = true
-				if _, err := d.dec.Token(); err != io.EOF {
-					return d.setErr(d.fail("", "", "", errors.New("data after the end of the array")))
-				}
-				return io.EOF
-			}
-		}
-		tok, err := d.dec.Token()
-		if err == io.EOF && !d.array {
 			d.done = true
 			return io.EOF
 		}
+		switch c {
+		case '[':
+			s.pos++
+			d.array, d.first = true, true
+		case '{':
+		default:
+			return d.setErr(d.fail("", "", "", fmt.Errorf("document starts with %s, want an array or a partition object", describeByte(c))))
+		}
+	}
+	if d.array {
+		ok, err := s.nextElem(&d.first)
 		if err != nil {
 			return d.setErr(d.fail("", "", "", err))
 		}
-		if !isDelim(tok, '{') {
-			return d.setErr(d.fail("", "", "", fmt.Errorf("found %v where a partition object should start", tok)))
+		if !ok {
+			d.done = true
+			if _, more := s.peek(); more {
+				return d.setErr(d.fail("", "", "", errors.New("data after the end of the array")))
+			}
+			if s.rerr != nil {
+				return d.setErr(d.fail("", "", "", s.rerr))
+			}
+			return io.EOF
 		}
+	} else if _, ok := s.peek(); !ok {
+		if s.rerr != nil {
+			return d.setErr(d.fail("", "", "", s.rerr))
+		}
+		d.done = true
+		return io.EOF
 	}
+	if c, _ := s.peek(); c != '{' {
+		return d.setErr(d.fail("", "", "", fmt.Errorf("found %s where a partition object should start", describeByte(c))))
+	}
+	s.pos++
 	return d.setErr(d.readHeader(p))
 }
 
 // readHeader reads the fields of a partition object up to "rows" (or to
 // its end), decoding the header into p.
 func (d *Decoder) readHeader(p *mutation.Partition) error {
-	d.hdr = jsonHeader{}
-	d.keyText, d.position = "", -1
+	d.keyKnown, d.position = false, -1
+	clear(d.pending)
 	d.pending, d.pendIdx = d.pending[:0], 0
 	d.inRows, d.tailOpen, d.sawRows = false, true, false
+	d.arena = d.arena[:0]
+	d.hdr = rawHeader{keys: d.hdr.keys[:0], position: absent}
 	haveHeader := false
+	first := true
 	for {
-		tok, err := d.dec.Token()
+		key, ok, err := d.s.nextKey(&first)
 		if err != nil {
 			return d.fail("", "", "", err)
 		}
-		if isDelim(tok, '}') {
+		if !ok {
 			d.tailOpen = false
 			break
 		}
-		name, ok := tok.(string)
-		if !ok {
-			return d.fail("", "", "", fmt.Errorf("unexpected %v in a partition object", tok))
-		}
-		switch name {
-		case "partition":
-			if err := d.dec.Decode(&d.hdr); err != nil {
+		switch string(key) {
+		case `"partition"`:
+			if haveHeader {
+				return d.fail("", "", "partition", errors.New("two partition fields"))
+			}
+			if err := d.readPartitionField(); err != nil {
 				return d.fail("", "", "partition", err)
 			}
 			haveHeader = true
-		case "rows":
+		case `"rows"`:
 			if d.sawRows {
 				return d.fail("", "", "rows", errors.New("two rows fields"))
 			}
 			d.sawRows = true
-			tok, err := d.dec.Token()
-			if err != nil {
+			if err := d.s.expect('['); err != nil {
 				return d.fail("", "", "rows", err)
 			}
-			if !isDelim(tok, '[') {
-				return d.fail("", "", "rows", fmt.Errorf("rows is %v, want an array", tok))
-			}
+			d.rowsFirst = true
 			if haveHeader {
 				d.inRows = true
 				return d.applyHeader(p)
 			}
-			// Rows before the header: buffer them.
-			for d.dec.More() {
-				var jr jsonRow
-				if err := d.dec.Decode(&jr); err != nil {
+			// Rows before the header: convert and keep them.
+			for {
+				ok, err := d.s.nextElem(&d.rowsFirst)
+				if err != nil {
 					return d.fail("", "", "rows", err)
 				}
-				d.pending = append(d.pending, jr)
-			}
-			if _, err := d.dec.Token(); err != nil {
-				return d.fail("", "", "rows", err)
+				if !ok {
+					break
+				}
+				var u Unfiltered
+				if err := d.readUnfiltered(&u); err != nil {
+					return err
+				}
+				d.pending = append(d.pending, u)
 			}
 		default:
-			var skip json.RawMessage
-			if err := d.dec.Decode(&skip); err != nil {
-				return d.fail("", "", name, err)
+			if err := d.s.skipValue(); err != nil {
+				return d.fail("", "", unquoteKey(key), err)
 			}
 		}
 	}
 	if !haveHeader {
-		return d.fail("", "", "partition", errors.New("partition object without a \"partition\" field"))
+		return d.fail("", "", "partition", errors.New(`partition object without a "partition" field`))
 	}
 	return d.applyHeader(p)
+}
+
+func unquoteKey(key []byte) string {
+	s, err := unquote(key)
+	if err != nil {
+		return string(key)
+	}
+	return s
+}
+
+// readPartitionField reads {"key": [...], "position": N, "deletion_info": {...}}.
+func (d *Decoder) readPartitionField() error {
+	s := d.s
+	if err := s.expect('{'); err != nil {
+		return err
+	}
+	first := true
+	for {
+		key, ok, err := s.nextKey(&first)
+		if err != nil || !ok {
+			return err
+		}
+		switch string(key) {
+		case `"key"`:
+			if err := s.expect('['); err != nil {
+				return fmt.Errorf("key: %w", err)
+			}
+			d.hdr.hasKey = true
+			efirst := true
+			for {
+				ok, err := s.nextElem(&efirst)
+				if err != nil {
+					return fmt.Errorf("key: %w", err)
+				}
+				if !ok {
+					break
+				}
+				sp, err := d.keepValue()
+				if err != nil {
+					return fmt.Errorf("key: %w", err)
+				}
+				d.hdr.keys = append(d.hdr.keys, sp)
+			}
+		case `"position"`:
+			if d.hdr.position, err = d.keepValue(); err != nil {
+				return err
+			}
+		case `"deletion_info"`:
+			if err := d.readDeletion(&d.hdr.del); err != nil {
+				return fmt.Errorf("deletion_info: %w", err)
+			}
+		default:
+			if err := s.skipValue(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// readDeletion reads {"marked_deleted": T, "local_delete_time": L[, "shadowable": B]}.
+func (d *Decoder) readDeletion(del *rawDeletion) error {
+	*del = rawDeletion{present: true, marked: absent, ldt: absent, shdwb: absent}
+	if c, ok := d.s.peek(); ok && c == 'n' {
+		del.present = false
+		return d.s.skipValue()
+	}
+	if err := d.s.expect('{'); err != nil {
+		return err
+	}
+	first := true
+	for {
+		key, ok, err := d.s.nextKey(&first)
+		if err != nil || !ok {
+			return err
+		}
+		var dst *span
+		switch string(key) {
+		case `"marked_deleted"`:
+			dst = &del.marked
+		case `"local_delete_time"`:
+			dst = &del.ldt
+		case `"shadowable"`:
+			dst = &del.shdwb
+		default:
+			if err := d.s.skipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		if *dst, err = d.keepValue(); err != nil {
+			return err
+		}
+	}
 }
 
 // applyHeader turns d.hdr into p's key, token and deletion.
 func (d *Decoder) applyHeader(p *mutation.Partition) error {
 	t := d.t
-	d.keyText = rawArrayText(d.hdr.Key)
-	if d.hdr.Key == nil {
+	d.keyKnown = true
+	if !d.hdr.hasKey {
 		return d.fail("", "", "key", errors.New("missing partition key"))
 	}
-	if len(d.hdr.Key) != len(t.PartitionKey) {
-		return d.fail("", "", "key", fmt.Errorf("key has %d components, the partition key has %d (%s)", len(d.hdr.Key), len(t.PartitionKey), keyColumnNames(t)))
+	if len(d.hdr.keys) != len(t.PartitionKey) {
+		return d.fail("", "", "key", fmt.Errorf("key has %d components, the partition key has %d (%s)", len(d.hdr.keys), len(t.PartitionKey), keyColumnNames(t)))
 	}
-	comps := make([][]byte, len(d.hdr.Key))
-	for i, raw := range d.hdr.Key {
+	var one [1][]byte
+	comps := one[:]
+	if len(t.PartitionKey) > 1 {
+		comps = make([][]byte, len(t.PartitionKey))
+	}
+	for i, sp := range d.hdr.keys {
 		col := t.PartitionKey[i]
-		s, err := scalarText(raw)
+		txt, err := d.scalarText(sp)
 		if err != nil {
 			return d.fail("", col.Name, "key", err)
 		}
-		v, err := col.Type.FromString(s)
+		v, err := col.Type.FromString(string(txt))
 		if err != nil {
 			return d.fail("", col.Name, "key", err)
 		}
@@ -327,9 +468,12 @@ func (d *Decoder) applyHeader(p *mutation.Partition) error {
 		}
 		comps[i] = v
 	}
-	key, err := t.AppendPartitionKey(p.Key[:0:0], comps)
-	if err != nil {
-		return d.fail("", "", "key", err)
+	key := comps[0]
+	if len(comps) > 1 {
+		var err error
+		if key, err = t.AppendPartitionKey(nil, comps); err != nil {
+			return d.fail("", "", "key", err)
+		}
 	}
 	if len(key) == 0 {
 		return d.fail("", "", "key", errors.New("empty partition key"))
@@ -339,21 +483,18 @@ func (d *Decoder) applyHeader(p *mutation.Partition) error {
 	}
 	p.Key, p.Token = key, dht.Token(key)
 	p.Deletion = mutation.Live
-	if d.hdr.DeletionInfo != nil {
-		if p.Deletion, err = parseDeletion(d.hdr.DeletionInfo); err != nil {
+	if d.hdr.del.present {
+		var err error
+		if p.Deletion, err = d.deletion(&d.hdr.del); err != nil {
 			return d.fail("", "", "deletion_info", err)
 		}
 	}
-	if d.hdr.Position != nil {
-		var n json.Number
-		if err := json.Unmarshal(d.hdr.Position, &n); err == nil {
-			if v, err := n.Int64(); err == nil {
-				d.position = v
-			}
+	if pos := d.bytesOf(d.hdr.position); pos != nil {
+		if v, ok := parseInt(pos); ok {
+			d.position = v
 		}
 	}
 	p.Static = mutation.NewRow(nil)
-	p.Static.Cells, p.Static.ComplexDeletions = p.Static.Cells[:0], p.Static.ComplexDeletions[:0]
 	clear(p.Rows)
 	p.Rows = p.Rows[:0]
 	clear(p.Markers)
@@ -369,20 +510,21 @@ func keyColumnNames(t *schema.Table) string {
 	return strings.Join(names, ", ")
 }
 
-// rawArrayText renders decoded raw elements as a compact JSON array.
-func rawArrayText(elems []json.RawMessage) string {
+// spansText renders kept values as a compact JSON array, for messages.
+func (d *Decoder) spansText(elems []span) string {
 	var b bytes.Buffer
 	b.WriteByte('[')
 	for i, e := range elems {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		if len(e) > 200 {
-			b.Write(e[:200])
+		v := d.bytesOf(e)
+		if len(v) > 200 {
+			b.Write(v[:200])
 			b.WriteString("…")
 			continue
 		}
-		b.Write(e)
+		b.Write(v)
 	}
 	b.WriteByte(']')
 	return b.String()
@@ -390,62 +532,67 @@ func rawArrayText(elems []json.RawMessage) string {
 
 // finishPartition skips what remains of the current partition object.
 func (d *Decoder) finishPartition() error {
-	if d.inRows {
-		for d.dec.More() {
-			var skip json.RawMessage
-			if err := d.dec.Decode(&skip); err != nil {
-				return d.fail("", "", "rows", err)
-			}
-		}
-		if _, err := d.dec.Token(); err != nil {
+	s := d.s
+	for d.inRows {
+		ok, err := s.nextElem(&d.rowsFirst)
+		if err != nil {
 			return d.fail("", "", "rows", err)
 		}
-		d.inRows = false
+		if !ok {
+			d.inRows = false
+			break
+		}
+		if err := s.skipValue(); err != nil {
+			return d.fail("", "", "rows", err)
+		}
 	}
+	first := false
 	for d.tailOpen {
-		tok, err := d.dec.Token()
+		key, ok, err := s.nextKey(&first)
 		if err != nil {
 			return d.fail("", "", "", err)
 		}
-		if isDelim(tok, '}') {
+		if !ok {
 			d.tailOpen = false
 			break
 		}
-		name, _ := tok.(string)
-		if name == "rows" || name == "partition" {
-			return d.fail("", "", name, fmt.Errorf("field %q appears twice", name))
+		if k := string(key); k == `"rows"` || k == `"partition"` {
+			return d.fail("", "", unquoteKey(key), errors.New("field appears twice"))
 		}
-		var skip json.RawMessage
-		if err := d.dec.Decode(&skip); err != nil {
-			return d.fail("", "", name, err)
+		if err := s.skipValue(); err != nil {
+			return d.fail("", "", unquoteKey(key), err)
 		}
 	}
+	clear(d.pending)
 	d.pending, d.pendIdx = d.pending[:0], 0
 	return nil
 }
 
 // NextUnfiltered decodes the next element of the current partition's rows
-// into u (reusing u's slices). It returns io.EOF after the last one.
+// into u. It returns io.EOF after the last one. u's previous contents are
+// replaced (its slices are not reused: rows handed out stay valid).
 func (d *Decoder) NextUnfiltered(u *Unfiltered) error {
 	if d.err != nil {
 		return d.err
 	}
-	var jr *jsonRow
-	switch {
-	case d.pendIdx < len(d.pending):
-		jr = &d.pending[d.pendIdx]
+	if d.pendIdx < len(d.pending) {
+		*u = d.pending[d.pendIdx]
+		d.pending[d.pendIdx] = Unfiltered{}
 		d.pendIdx++
-	case d.inRows && d.dec.More():
-		// A fresh value: encoding/json does not zero reused slice elements.
-		d.jr = jsonRow{}
-		if err := d.dec.Decode(&d.jr); err != nil {
-			return d.setErr(d.fail("", "", "rows", err))
-		}
-		jr = &d.jr
-	default:
+		return nil
+	}
+	if !d.inRows {
 		return io.EOF
 	}
-	return d.setErr(d.convert(jr, u))
+	ok, err := d.s.nextElem(&d.rowsFirst)
+	if err != nil {
+		return d.setErr(d.fail("", "", "rows", err))
+	}
+	if !ok {
+		d.inRows = false
+		return io.EOF
+	}
+	return d.setErr(d.readUnfiltered(u))
 }
 
 // Decode reads the next whole partition into p (io.EOF after the last).
@@ -455,8 +602,6 @@ func (d *Decoder) Decode(p *mutation.Partition) error {
 	}
 	var u Unfiltered
 	for {
-		// Decode into fresh rows: p keeps them.
-		u = Unfiltered{}
 		err := d.NextUnfiltered(&u)
 		if err == io.EOF {
 			return nil
@@ -475,7 +620,7 @@ func (d *Decoder) Decode(p *mutation.Partition) error {
 	}
 }
 
-// DecodeAll reads every partition of a document.
+// DecodeAll reads every partition of a document, with their positions.
 func DecodeAll(r io.Reader, t *schema.Table, opts DecodeOptions) ([]*mutation.Partition, []int64, error) {
 	d := NewDecoder(r, t, opts)
 	var out []*mutation.Partition
@@ -494,46 +639,289 @@ func DecodeAll(r io.Reader, t *schema.Table, opts DecodeOptions) ([]*mutation.Pa
 	}
 }
 
-// convert turns one decoded rows element into u.
-func (d *Decoder) convert(jr *jsonRow, u *Unfiltered) error {
-	switch jr.Type {
+// readUnfiltered reads one rows element (an object) and converts it.
+func (d *Decoder) readUnfiltered(u *Unfiltered) error {
+	// Header spans live in the arena too; keep them, reuse the rest.
+	mark := len(d.arena)
+	defer func() { d.arena = d.arena[:mark] }()
+	if err := d.readRowObject(); err != nil {
+		return d.fail("", "", "rows", err)
+	}
+	*u = Unfiltered{}
+	return d.convert(u)
+}
+
+// readRowObject reads a rows element into d.raw.
+func (d *Decoder) readRowObject() error {
+	s := d.s
+	r := &d.raw
+	*r = rawRow{clustering: r.clustering[:0], cells: r.cells[:0], shards: r.shards[:0],
+		start: rawBound{clustering: r.start.clustering[:0]}, end: rawBound{clustering: r.end.clustering[:0]},
+		typ: absent, tstamp: absent, ttl: absent, expiresAt: absent}
+	if err := s.expect('{'); err != nil {
+		return err
+	}
+	first := true
+	for {
+		key, ok, err := s.nextKey(&first)
+		if err != nil || !ok {
+			return err
+		}
+		switch string(key) {
+		case `"type"`:
+			r.typ, err = d.keepValue()
+		case `"clustering"`:
+			r.hasClust = true
+			r.clustering, err = d.readValueArray(r.clustering)
+		case `"liveness_info"`:
+			err = d.readLiveness(r)
+		case `"deletion_info"`:
+			err = d.readDeletion(&r.del)
+		case `"shadowable_deletion_info"`:
+			err = d.readDeletion(&r.shadowDel)
+		case `"cells"`:
+			err = d.readCells(r)
+		case `"start"`:
+			err = d.readBound(&r.start)
+		case `"end"`:
+			err = d.readBound(&r.end)
+		default:
+			err = s.skipValue()
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", unquoteKey(key), err)
+		}
+	}
+}
+
+// readValueArray reads an array of values, keeping each.
+func (d *Decoder) readValueArray(dst []span) ([]span, error) {
+	if c, ok := d.s.peek(); ok && c == 'n' {
+		return dst, d.s.skipValue()
+	}
+	if err := d.s.expect('['); err != nil {
+		return dst, err
+	}
+	first := true
+	for {
+		ok, err := d.s.nextElem(&first)
+		if err != nil || !ok {
+			return dst, err
+		}
+		sp, err := d.keepValue()
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, sp)
+	}
+}
+
+// readPath reads a cell path array, keeping its first element; n is the
+// number of elements, -1 for an empty array (0 means no path).
+func (d *Decoder) readPath() (n int, first span, err error) {
+	first = absent
+	if err := d.s.expect('['); err != nil {
+		return 0, first, err
+	}
+	f := true
+	for {
+		ok, err := d.s.nextElem(&f)
+		if err != nil {
+			return 0, first, err
+		}
+		if !ok {
+			break
+		}
+		sp, err := d.keepValue()
+		if err != nil {
+			return 0, first, err
+		}
+		if n == 0 {
+			first = sp
+		}
+		n++
+	}
+	if n == 0 {
+		n = -1
+	}
+	return n, first, nil
+}
+
+func (d *Decoder) readLiveness(r *rawRow) error {
+	if c, ok := d.s.peek(); ok && c == 'n' {
+		return d.s.skipValue()
+	}
+	if err := d.s.expect('{'); err != nil {
+		return err
+	}
+	r.live = true
+	first := true
+	for {
+		key, ok, err := d.s.nextKey(&first)
+		if err != nil || !ok {
+			return err
+		}
+		switch string(key) {
+		case `"tstamp"`:
+			r.tstamp, err = d.keepValue()
+		case `"ttl"`:
+			r.ttl, err = d.keepValue()
+		case `"expires_at"`:
+			r.expiresAt, err = d.keepValue()
+		default:
+			err = d.s.skipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (d *Decoder) readCells(r *rawRow) error {
+	if err := d.s.expect('['); err != nil {
+		return err
+	}
+	first := true
+	for {
+		ok, err := d.s.nextElem(&first)
+		if err != nil || !ok {
+			return err
+		}
+		if err := d.s.expect('{'); err != nil {
+			return err
+		}
+		c := rawCell{name: absent, path: absent, value: absent, tstamp: absent, ttl: absent, expiresAt: absent}
+		cfirst := true
+		for {
+			key, ok, err := d.s.nextKey(&cfirst)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			switch string(key) {
+			case `"name"`:
+				c.name, err = d.keepValue()
+			case `"path"`:
+				c.pathN, c.path, err = d.readPath()
+			case `"value"`:
+				c.value, err = d.keepValue()
+			case `"deletion_info"`:
+				err = d.readDeletion(&c.del)
+			case `"counter_shards"`:
+				c.shards = true
+				c.shardLo = len(r.shards)
+				err = d.readShards(r)
+				c.shardHi = len(r.shards)
+			case `"tstamp"`:
+				c.tstamp, err = d.keepValue()
+			case `"ttl"`:
+				c.ttl, err = d.keepValue()
+			case `"expires_at"`:
+				c.expiresAt, err = d.keepValue()
+			default:
+				err = d.s.skipValue()
+			}
+			if err != nil {
+				return fmt.Errorf("cell %d: %s: %w", len(r.cells), unquoteKey(key), err)
+			}
+		}
+		r.cells = append(r.cells, c)
+	}
+}
+
+func (d *Decoder) readShards(r *rawRow) error {
+	if err := d.s.expect('['); err != nil {
+		return err
+	}
+	first := true
+	for {
+		ok, err := d.s.nextElem(&first)
+		if err != nil || !ok {
+			return err
+		}
+		if err := d.s.expect('{'); err != nil {
+			return err
+		}
+		sh := rawShard{id: absent, clock: absent, count: absent, kind: absent}
+		sfirst := true
+		for {
+			key, ok, err := d.s.nextKey(&sfirst)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			switch string(key) {
+			case `"counter_id"`:
+				sh.id, err = d.keepValue()
+			case `"clock"`:
+				sh.clock, err = d.keepValue()
+			case `"count"`:
+				sh.count, err = d.keepValue()
+			case `"kind"`:
+				sh.kind, err = d.keepValue()
+			default:
+				err = d.s.skipValue()
+			}
+			if err != nil {
+				return err
+			}
+		}
+		r.shards = append(r.shards, sh)
+	}
+}
+
+func (d *Decoder) readBound(b *rawBound) error {
+	if err := d.s.expect('{'); err != nil {
+		return err
+	}
+	b.present, b.typ = true, absent
+	first := true
+	for {
+		key, ok, err := d.s.nextKey(&first)
+		if err != nil || !ok {
+			return err
+		}
+		switch string(key) {
+		case `"type"`:
+			b.typ, err = d.keepValue()
+		case `"clustering"`:
+			b.hasClust = true
+			b.clustering, err = d.readValueArray(b.clustering)
+		case `"deletion_info"`:
+			err = d.readDeletion(&b.del)
+		default:
+			err = d.s.skipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// convert turns d.raw into u.
+func (d *Decoder) convert(u *Unfiltered) error {
+	r := &d.raw
+	typ, err := d.text(r.typ)
+	if err != nil || !r.typ.ok() {
+		return d.fail("", "", "type", errors.New("rows element without a string type"))
+	}
+	switch string(typ) {
 	case "row", "static_block":
-		static := jr.Type == "static_block"
+		static := string(typ) == "static_block"
 		u.Kind = ClusteringRow
 		if static {
 			u.Kind = StaticRow
 		}
-		return d.convertRow(jr, &u.Row, static)
+		return d.convertRow(&u.Row, static)
 	case "range_tombstone_bound", "range_tombstone_boundary":
 		u.Kind = Marker
-		return d.convertMarker(jr, &u.Marker)
-	case "":
-		return d.fail("", "", "type", errors.New("rows element without a type"))
+		return d.convertMarker(&u.Marker, string(typ) == "range_tombstone_boundary")
 	}
-	return d.fail("", "", "type", fmt.Errorf("unknown rows element type %q", jr.Type))
-}
-
-// clusteringValue decodes one clustering component in JSON form.
-func (d *Decoder) clusteringValue(i int, raw json.RawMessage) ([]byte, error) {
-	col := d.t.Clustering[i]
-	if len(raw) > d.opts.MaxValueBytes {
-		return nil, fmt.Errorf("clustering column %s: value of %d bytes exceeds the %d-byte limit", col.Name, len(raw), d.opts.MaxValueBytes)
-	}
-	if bytes.Equal(raw, nullJSON) {
-		return nil, nil
-	}
-	v, err := toAny(raw)
-	if err != nil {
-		return nil, fmt.Errorf("clustering column %s: %w", col.Name, err)
-	}
-	b, err := col.Type.FromJSON(v)
-	if err != nil {
-		return nil, fmt.Errorf("clustering column %s: %w", col.Name, err)
-	}
-	if b == nil {
-		b = []byte{}
-	}
-	return b, nil
+	return d.fail("", "", "type", fmt.Errorf("unknown rows element type %q", typ))
 }
 
 var (
@@ -541,55 +929,98 @@ var (
 	starJSON = []byte(`"*"`)
 )
 
-func (d *Decoder) convertRow(jr *jsonRow, r *mutation.Row, static bool) error {
-	t := d.t
-	rowName := "static"
-	if !static {
-		rowName = rawArrayText(jr.Clustering)
+// clusteringValue decodes one clustering component in JSON form.
+func (d *Decoder) clusteringValue(i int, sp span) ([]byte, error) {
+	col := d.t.Clustering[i]
+	raw := d.bytesOf(sp)
+	if bytes.Equal(raw, nullJSON) {
+		return nil, nil
 	}
-	cells, cds := r.Cells[:0], r.ComplexDeletions[:0]
+	b, err := d.valueFromJSON(col.Type, raw)
+	if err != nil {
+		return nil, fmt.Errorf("clustering column %s: %w", col.Name, err)
+	}
+	return b, nil
+}
+
+// valueFromJSON converts a raw JSON value with the type's FromJSON; a
+// null yields an empty (non-nil) value only where the caller allows it.
+func (d *Decoder) valueFromJSON(typ *schema.Type, raw []byte) ([]byte, error) {
+	v, err := toAny(raw)
+	if err != nil {
+		return nil, err
+	}
+	b, err := typ.FromJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
+}
+
+func (d *Decoder) convertRow(r *mutation.Row, static bool) error {
+	t := d.t
+	raw := &d.raw
+	// The row's label for messages, built only when one is needed.
+	label := func() string {
+		if static {
+			return "static"
+		}
+		return d.spansText(raw.clustering)
+	}
 	*r = mutation.NewRow(nil)
 	if !static {
 		switch {
 		case len(t.Clustering) == 0:
-			if len(jr.Clustering) != 0 {
-				return d.fail(rowName, "", "clustering", errors.New("table has no clustering columns"))
+			if len(raw.clustering) != 0 {
+				return d.fail(label(), "", "clustering", errors.New("table has no clustering columns"))
 			}
-		case jr.Clustering == nil:
+		case !raw.hasClust:
 			return d.fail("", "", "clustering", errors.New("row without clustering"))
-		case len(jr.Clustering) != len(t.Clustering):
-			return d.fail(rowName, "", "clustering", fmt.Errorf("clustering has %d components, table has %d clustering columns", len(jr.Clustering), len(t.Clustering)))
+		case len(raw.clustering) != len(t.Clustering):
+			return d.fail(label(), "", "clustering", fmt.Errorf("clustering has %d components, table has %d clustering columns", len(raw.clustering), len(t.Clustering)))
 		default:
-			r.Clustering = make(mutation.Clustering, len(jr.Clustering))
-			for i, raw := range jr.Clustering {
-				v, err := d.clusteringValue(i, raw)
+			r.Clustering = make(mutation.Clustering, len(raw.clustering))
+			for i, sp := range raw.clustering {
+				v, err := d.clusteringValue(i, sp)
 				if err != nil {
-					return d.fail(rowName, "", "clustering", err)
+					return d.fail(label(), "", "clustering", err)
 				}
 				r.Clustering[i] = v
 			}
 		}
-	} else if jr.Clustering != nil {
-		return d.fail(rowName, "", "clustering", errors.New("static row with a clustering"))
+	} else if raw.hasClust && len(raw.clustering) > 0 {
+		return d.fail(label(), "", "clustering", errors.New("static row with a clustering"))
 	}
-	if jr.LivenessInfo != nil {
-		l, err := parseLiveness(jr.LivenessInfo)
+	if raw.live {
+		l, err := d.liveness(raw)
 		if err != nil {
-			return d.fail(rowName, "", "liveness_info", err)
+			return d.fail(label(), "", "liveness_info", err)
 		}
 		r.Liveness = l
 	}
-	if jr.DeletionInfo != nil {
-		del, err := parseDeletion(jr.DeletionInfo)
+	if raw.del.present {
+		del, err := d.deletion(&raw.del)
 		if err != nil {
-			return d.fail(rowName, "", "deletion_info", err)
+			return d.fail(label(), "", "deletion_info", err)
 		}
-		r.Deletion, r.DeletionShadowable = del, jr.DeletionInfo.Shadowable
+		r.Deletion = del
+		if sh := d.bytesOf(raw.del.shdwb); sh != nil {
+			switch string(sh) {
+			case "true":
+				r.DeletionShadowable = true
+			case "false", "null":
+			default:
+				return d.fail(label(), "", "deletion_info", fmt.Errorf("shadowable is %s, want true or false", sh))
+			}
+		}
 	}
-	if jr.ShadowableDeletionInfo != nil {
-		del, err := parseDeletion(jr.ShadowableDeletionInfo)
+	if raw.shadowDel.present {
+		del, err := d.deletion(&raw.shadowDel)
 		if err != nil {
-			return d.fail(rowName, "", "shadowable_deletion_info", err)
+			return d.fail(label(), "", "shadowable_deletion_info", err)
 		}
 		r.ShadowableDeletion = del
 	}
@@ -597,49 +1028,49 @@ func (d *Decoder) convertRow(jr *jsonRow, r *mutation.Row, static bool) error {
 	if static {
 		kind = schema.Static
 	}
-	for i := range jr.Cells {
-		jc := &jr.Cells[i]
-		col, err := d.column(jc.Name, kind)
-		if err != nil {
-			return d.fail(rowName, jc.Name, "name", err)
+	if len(raw.cells) > 0 {
+		r.Cells = make([]mutation.Cell, 0, len(raw.cells))
+	}
+	for i := range raw.cells {
+		jc := &raw.cells[i]
+		name, err := d.text(jc.name)
+		if err != nil || len(name) == 0 {
+			return d.fail(label(), "", "name", errors.New("cell without a name"))
 		}
-		if col.Type.IsComplex() && jc.Path == nil {
-			if jc.DeletionInfo == nil {
-				return d.fail(rowName, col.Name, "path", errors.New("element of a collection or UDT column without path"))
+		col, err := d.column(name, kind)
+		if err != nil {
+			return d.fail(label(), string(name), "name", err)
+		}
+		if col.Type.IsComplex() && jc.pathN == 0 {
+			if !jc.del.present {
+				return d.fail(label(), col.Name, "path", errors.New("element of a collection or UDT column without path"))
 			}
-			del, err := parseDeletion(jc.DeletionInfo)
+			del, err := d.deletion(&jc.del)
 			if err != nil {
-				return d.fail(rowName, col.Name, "deletion_info", err)
+				return d.fail(label(), col.Name, "deletion_info", err)
 			}
-			cds = append(cds, mutation.ComplexDeletion{Column: col, Deletion: del})
+			r.ComplexDeletions = append(r.ComplexDeletions, mutation.ComplexDeletion{Column: col, Deletion: del})
 			continue
 		}
 		c, field, err := d.convertCell(jc, col, r.Liveness)
 		if err != nil {
-			return d.fail(rowName, col.Name, field, err)
+			return d.fail(label(), col.Name, field, err)
 		}
-		cells = append(cells, c)
-	}
-	r.Cells, r.ComplexDeletions = cells, cds
-	if len(r.Cells) == 0 {
-		r.Cells = nil
-	}
-	if len(r.ComplexDeletions) == 0 {
-		r.ComplexDeletions = nil
+		r.Cells = append(r.Cells, c)
 	}
 	mutation.SortCells(r)
 	return nil
 }
 
-// column resolves a cell's column name (quoted CQL form or plain).
-func (d *Decoder) column(name string, kind schema.ColumnKind) (*schema.Column, error) {
-	if name == "" {
-		return nil, errors.New("cell without a name")
-	}
-	plain := parseCQLName(name)
-	col := d.t.Column(plain)
-	if col == nil && plain == name {
-		col = d.t.Column(strings.ToLower(name))
+// column resolves a cell's column name (CQL form, quoted when needed, or
+// plain).
+func (d *Decoder) column(name []byte, kind schema.ColumnKind) (*schema.Column, error) {
+	col := d.cols[string(name)]
+	if col == nil {
+		plain := parseCQLName(string(name))
+		if col = d.cols[plain]; col == nil && plain == string(name) {
+			col = d.cols[strings.ToLower(plain)]
+		}
 	}
 	if col == nil {
 		return nil, fmt.Errorf("unknown column %q", name)
@@ -653,19 +1084,24 @@ func (d *Decoder) column(name string, kind schema.ColumnKind) (*schema.Column, e
 	return col, nil
 }
 
+func (d *Decoder) present(sp span) bool {
+	b := d.bytesOf(sp)
+	return b != nil && !bytes.Equal(b, nullJSON)
+}
+
 // convertCell builds a cell, applying the inheritance rules of §2.3.
-func (d *Decoder) convertCell(jc *jsonCell, col *schema.Column, l mutation.LivenessInfo) (mutation.Cell, string, error) {
+func (d *Decoder) convertCell(jc *rawCell, col *schema.Column, l mutation.LivenessInfo) (mutation.Cell, string, error) {
 	c := mutation.Cell{Column: col, TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime}
 	valueType := col.Type
 	if col.Type.IsComplex() {
-		if len(jc.Path) != 1 {
-			return c, "path", fmt.Errorf("path has %d elements, want 1", len(jc.Path))
+		if jc.pathN != 1 {
+			return c, "path", fmt.Errorf("path needs exactly 1 element")
 		}
-		s, err := scalarText(jc.Path[0])
+		s, err := d.scalarText(jc.path)
 		if err != nil {
 			return c, "path", err
 		}
-		if c.Path, err = col.Type.PathType().FromString(s); err != nil {
+		if c.Path, err = col.Type.PathType().FromString(string(s)); err != nil {
 			return c, "path", err
 		}
 		if c.Path == nil {
@@ -674,22 +1110,22 @@ func (d *Decoder) convertCell(jc *jsonCell, col *schema.Column, l mutation.Liven
 		if valueType = col.Type.ElementValueType(c.Path); valueType == nil {
 			return c, "path", fmt.Errorf("path %q names no element of %s", s, col.Type)
 		}
-	} else if jc.Path != nil {
+	} else if jc.pathN != 0 {
 		return c, "path", fmt.Errorf("column of type %s is not a collection or UDT: no path allowed", col.Type)
 	}
 
 	// Timestamp: explicit, else the row liveness's.
 	switch {
-	case jc.Tstamp != nil && !bytes.Equal(jc.Tstamp, nullJSON):
-		ts, err := parseTimeValue(jc.Tstamp, true)
+	case d.present(jc.tstamp):
+		ts, err := parseTimeValue(d.bytesOf(jc.tstamp), true)
 		if err != nil {
 			return c, "tstamp", err
 		}
 		c.Timestamp = ts
 	case !l.IsEmpty():
 		c.Timestamp = l.Timestamp
-	case jc.DeletionInfo != nil && jc.DeletionInfo.MarkedDeleted != nil:
-		ts, err := parseTimeValue(jc.DeletionInfo.MarkedDeleted, true)
+	case jc.del.present && d.present(jc.del.marked):
+		ts, err := parseTimeValue(d.bytesOf(jc.del.marked), true)
 		if err != nil {
 			return c, "deletion_info", err
 		}
@@ -698,14 +1134,14 @@ func (d *Decoder) convertCell(jc *jsonCell, col *schema.Column, l mutation.Liven
 		return c, "tstamp", errors.New("cell without tstamp in a row without liveness_info")
 	}
 
-	if jc.DeletionInfo != nil {
-		if jc.Value != nil {
+	if jc.del.present {
+		if jc.value.ok() {
 			return c, "value", errors.New("cell with both value and deletion_info")
 		}
-		if jc.DeletionInfo.LocalDeleteTime == nil {
+		if !d.present(jc.del.ldt) {
 			return c, "deletion_info", errors.New("missing local_delete_time")
 		}
-		ldt, err := parseInt32Value(jc.DeletionInfo.LocalDeleteTime, false)
+		ldt, err := parseInt32Value(d.bytesOf(jc.del.ldt), false)
 		if err != nil {
 			return c, "deletion_info", err
 		}
@@ -718,8 +1154,8 @@ func (d *Decoder) convertCell(jc *jsonCell, col *schema.Column, l mutation.Liven
 
 	// TTL: explicit (0 = not expiring), else the row liveness's.
 	switch {
-	case jc.TTL != nil && !bytes.Equal(jc.TTL, nullJSON):
-		ttl, err := parseInt32Value(jc.TTL, false)
+	case d.present(jc.ttl):
+		ttl, err := parseInt32Value(d.bytesOf(jc.ttl), false)
 		if err != nil {
 			return c, "ttl", err
 		}
@@ -727,10 +1163,10 @@ func (d *Decoder) convertCell(jc *jsonCell, col *schema.Column, l mutation.Liven
 			return c, "ttl", fmt.Errorf("negative ttl %d", ttl)
 		}
 		if ttl > 0 {
-			if jc.ExpiresAt == nil {
+			if !d.present(jc.expiresAt) {
 				return c, "expires_at", errors.New("expiring cell without expires_at")
 			}
-			exp, err := parseInt32Value(jc.ExpiresAt, false)
+			exp, err := parseInt32Value(d.bytesOf(jc.expiresAt), false)
 			if err != nil {
 				return c, "expires_at", err
 			}
@@ -739,23 +1175,23 @@ func (d *Decoder) convertCell(jc *jsonCell, col *schema.Column, l mutation.Liven
 			}
 			c.TTL, c.LocalDeletionTime = ttl, exp
 		}
-	case jc.ExpiresAt != nil && !bytes.Equal(jc.ExpiresAt, nullJSON):
+	case d.present(jc.expiresAt):
 		return c, "ttl", errors.New("expires_at without ttl")
 	case l.IsExpiring():
 		c.TTL, c.LocalDeletionTime = l.TTL, l.LocalExpirationTime
 	}
 
 	if valueType.Kind == schema.KindCounter {
-		if jc.CounterShards == nil {
+		if !jc.shards {
 			return c, "counter_shards", errors.New("counter cell without counter_shards (its exact context is needed)")
 		}
-		shards := make([]mutation.CounterShard, len(jc.CounterShards))
-		for i := range jc.CounterShards {
-			s, err := parseShard(&jc.CounterShards[i])
+		shards := make([]mutation.CounterShard, 0, jc.shardHi-jc.shardLo)
+		for i := jc.shardLo; i < jc.shardHi; i++ {
+			s, err := d.shard(&d.raw.shards[i])
 			if err != nil {
-				return c, "counter_shards", fmt.Errorf("shard %d: %w", i, err)
+				return c, "counter_shards", fmt.Errorf("shard %d: %w", i-jc.shardLo, err)
 			}
-			shards[i] = s
+			shards = append(shards, s)
 		}
 		v, err := mutation.AppendCounterContext(nil, shards)
 		if err != nil {
@@ -764,52 +1200,51 @@ func (d *Decoder) convertCell(jc *jsonCell, col *schema.Column, l mutation.Liven
 		c.Value = v
 		return c, "", nil
 	}
-	if jc.CounterShards != nil {
+	if jc.shards {
 		return c, "counter_shards", fmt.Errorf("counter_shards on a %s column", valueType)
 	}
-	if jc.Value == nil {
+	if !jc.value.ok() {
 		return c, "value", errors.New("cell without value or deletion_info")
 	}
-	if len(jc.Value) > d.opts.MaxValueBytes {
-		return c, "value", fmt.Errorf("value of %d bytes exceeds the %d-byte limit", len(jc.Value), d.opts.MaxValueBytes)
-	}
-	if bytes.Equal(jc.Value, nullJSON) {
+	raw := d.bytesOf(jc.value)
+	if bytes.Equal(raw, nullJSON) {
 		return c, "value", errors.New("null value (a deleted cell has deletion_info)")
 	}
-	v, err := toAny(jc.Value)
+	v, err := d.valueFromJSON(valueType, raw)
 	if err != nil {
 		return c, "value", err
 	}
-	b, err := valueType.FromJSON(v)
-	if err != nil {
-		return c, "value", err
-	}
-	if b == nil {
-		b = []byte{}
-	}
-	c.Value = b
+	c.Value = v
 	return c, "", nil
 }
 
-func parseShard(s *jsonShard) (mutation.CounterShard, error) {
+func (d *Decoder) shard(s *rawShard) (mutation.CounterShard, error) {
 	var sh mutation.CounterShard
-	id, err := parseUUID(s.CounterID)
+	idText, err := d.text(s.id)
+	if err != nil || !s.id.ok() {
+		return sh, errors.New("counter_id missing")
+	}
+	id, err := parseUUID(string(idText))
 	if err != nil {
 		return sh, fmt.Errorf("counter_id: %w", err)
 	}
 	sh.ID = id
-	if s.Clock == nil || s.Count == nil {
+	if !d.present(s.clock) || !d.present(s.count) {
 		return sh, errors.New("shard needs clock and count")
 	}
-	if sh.Clock, err = parseTimeValue(s.Clock, true); err != nil {
+	if sh.Clock, err = parseTimeValue(d.bytesOf(s.clock), true); err != nil {
 		return sh, fmt.Errorf("clock: %w", err)
 	}
-	if sh.Count, err = parseTimeValue(s.Count, true); err != nil {
+	if sh.Count, err = parseTimeValue(d.bytesOf(s.count), true); err != nil {
 		return sh, fmt.Errorf("count: %w", err)
 	}
-	kind := s.Kind
-	if kind == "" {
-		kind = "global"
+	kind := "global"
+	if d.present(s.kind) {
+		k, err := d.text(s.kind)
+		if err != nil {
+			return sh, err
+		}
+		kind = string(k)
 	}
 	if sh.Kind, err = mutation.ParseCounterShardKind(kind); err != nil {
 		return sh, err
@@ -829,31 +1264,31 @@ func parseUUID(s string) ([16]byte, error) {
 	return id, nil
 }
 
-func parseDeletion(jd *jsonDeletion) (mutation.DeletionTime, error) {
-	if jd.MarkedDeleted == nil || jd.LocalDeleteTime == nil {
+func (d *Decoder) deletion(jd *rawDeletion) (mutation.DeletionTime, error) {
+	if !d.present(jd.marked) || !d.present(jd.ldt) {
 		return mutation.Live, errors.New("deletion_info needs marked_deleted and local_delete_time")
 	}
-	ts, err := parseTimeValue(jd.MarkedDeleted, true)
+	ts, err := parseTimeValue(d.bytesOf(jd.marked), true)
 	if err != nil {
 		return mutation.Live, fmt.Errorf("marked_deleted: %w", err)
 	}
-	ldt, err := parseInt32Value(jd.LocalDeleteTime, false)
+	ldt, err := parseInt32Value(d.bytesOf(jd.ldt), false)
 	if err != nil {
 		return mutation.Live, fmt.Errorf("local_delete_time: %w", err)
 	}
-	d := mutation.DeletionTime{MarkedForDeleteAt: ts, LocalDeletionTime: ldt}
-	if d.IsLive() {
-		return d, errors.New("deletion_info holds the live deletion time")
+	del := mutation.DeletionTime{MarkedForDeleteAt: ts, LocalDeletionTime: ldt}
+	if del.IsLive() {
+		return del, errors.New("deletion_info holds the live deletion time")
 	}
-	return d, nil
+	return del, nil
 }
 
-func parseLiveness(jl *jsonLiveness) (mutation.LivenessInfo, error) {
+func (d *Decoder) liveness(r *rawRow) (mutation.LivenessInfo, error) {
 	l := mutation.EmptyLiveness
-	if jl.Tstamp == nil {
+	if !d.present(r.tstamp) {
 		return l, errors.New("liveness_info without tstamp")
 	}
-	ts, err := parseTimeValue(jl.Tstamp, true)
+	ts, err := parseTimeValue(d.bytesOf(r.tstamp), true)
 	if err != nil {
 		return l, fmt.Errorf("tstamp: %w", err)
 	}
@@ -861,8 +1296,9 @@ func parseLiveness(jl *jsonLiveness) (mutation.LivenessInfo, error) {
 		return l, errors.New("tstamp is the no-timestamp marker")
 	}
 	l.Timestamp = ts
-	if jl.TTL != nil && !bytes.Equal(jl.TTL, nullJSON) {
-		ttl, err := parseInt32Value(jl.TTL, false)
+	switch {
+	case d.present(r.ttl):
+		ttl, err := parseInt32Value(d.bytesOf(r.ttl), false)
 		if err != nil {
 			return l, fmt.Errorf("ttl: %w", err)
 		}
@@ -870,34 +1306,37 @@ func parseLiveness(jl *jsonLiveness) (mutation.LivenessInfo, error) {
 			return l, fmt.Errorf("negative ttl %d", ttl)
 		}
 		if ttl > 0 {
-			if jl.ExpiresAt == nil {
+			if !d.present(r.expiresAt) {
 				return l, errors.New("expiring liveness without expires_at")
 			}
-			exp, err := parseInt32Value(jl.ExpiresAt, false)
+			exp, err := parseInt32Value(d.bytesOf(r.expiresAt), false)
 			if err != nil {
 				return l, fmt.Errorf("expires_at: %w", err)
 			}
 			l.TTL, l.LocalExpirationTime = ttl, exp
 		}
-	} else if jl.ExpiresAt != nil && !bytes.Equal(jl.ExpiresAt, nullJSON) {
+	case d.present(r.expiresAt):
 		return l, errors.New("expires_at without ttl")
 	}
 	return l, nil
 }
 
-func (d *Decoder) convertMarker(jr *jsonRow, m *mutation.RangeTombstoneMarker) error {
+func (d *Decoder) convertMarker(m *mutation.RangeTombstoneMarker, boundary bool) error {
 	*m = mutation.RangeTombstoneMarker{Close: mutation.Live, Open: mutation.Live}
-	boundary := jr.Type == "range_tombstone_boundary"
-	name := jr.Type
+	r := &d.raw
+	name := "range_tombstone_bound"
+	if boundary {
+		name = "range_tombstone_boundary"
+	}
 	switch {
-	case boundary && (jr.Start == nil || jr.End == nil):
+	case boundary && (!r.start.present || !r.end.present):
 		return d.fail(name, "", "", errors.New("boundary needs start and end"))
-	case !boundary && (jr.Start == nil) == (jr.End == nil):
+	case !boundary && r.start.present == r.end.present:
 		return d.fail(name, "", "", errors.New("bound needs exactly one of start and end"))
 	}
 	var open, closing mutation.BoundKind
-	if jr.Start != nil {
-		c, incl, del, err := d.convertBound(jr.Start)
+	if r.start.present {
+		c, incl, del, err := d.convertBound(&r.start)
 		if err != nil {
 			return d.fail(name+" start", "", "", err)
 		}
@@ -906,10 +1345,10 @@ func (d *Decoder) convertMarker(jr *jsonRow, m *mutation.RangeTombstoneMarker) e
 			open = mutation.InclStartBound
 		}
 		m.Clustering, m.Open, m.Kind = c, del, open
-		name = open.String() + rawArrayText(jr.Start.Clustering)
+		name = open.String() + d.spansText(r.start.clustering)
 	}
-	if jr.End != nil {
-		c, incl, del, err := d.convertBound(jr.End)
+	if r.end.present {
+		c, incl, del, err := d.convertBound(&r.end)
 		if err != nil {
 			return d.fail(name+" end", "", "", err)
 		}
@@ -924,10 +1363,10 @@ func (d *Decoder) convertMarker(jr *jsonRow, m *mutation.RangeTombstoneMarker) e
 			if closing.Invert() != open {
 				return d.fail(name, "", "", errors.New("boundary must close inclusive and open exclusive, or the reverse"))
 			}
-			m.Kind = mutation.BoundaryKind(closing)
 			if len(c) == 0 {
 				return d.fail(name, "", "", errors.New("boundary without clustering"))
 			}
+			m.Kind = mutation.BoundaryKind(closing)
 		} else {
 			m.Clustering, m.Kind = c, closing
 		}
@@ -948,29 +1387,33 @@ func clusteringEqual(a, b mutation.Clustering) bool {
 	return true
 }
 
-func (d *Decoder) convertBound(jb *jsonBound) (mutation.Clustering, bool, mutation.DeletionTime, error) {
+func (d *Decoder) convertBound(b *rawBound) (mutation.Clustering, bool, mutation.DeletionTime, error) {
 	var incl bool
-	switch jb.Type {
+	typ, err := d.text(b.typ)
+	if err != nil {
+		return nil, false, mutation.Live, err
+	}
+	switch string(typ) {
 	case "inclusive":
 		incl = true
 	case "exclusive":
 	default:
-		return nil, false, mutation.Live, fmt.Errorf("bound type %q, want inclusive or exclusive", jb.Type)
+		return nil, false, mutation.Live, fmt.Errorf("bound type %q, want inclusive or exclusive", typ)
 	}
-	if jb.DeletionInfo == nil {
+	if !b.del.present {
 		return nil, false, mutation.Live, errors.New("bound without deletion_info")
 	}
-	del, err := parseDeletion(jb.DeletionInfo)
+	del, err := d.deletion(&b.del)
 	if err != nil {
 		return nil, false, mutation.Live, err
 	}
-	raw := jb.Clustering
+	raw := b.clustering
 	if len(raw) > len(d.t.Clustering) {
 		return nil, false, del, fmt.Errorf("bound has %d components, table has %d clustering columns", len(raw), len(d.t.Clustering))
 	}
 	n := len(raw)
 	if n == len(d.t.Clustering) {
-		for n > 0 && bytes.Equal(raw[n-1], starJSON) {
+		for n > 0 && bytes.Equal(d.bytesOf(raw[n-1]), starJSON) {
 			n--
 		}
 	}
@@ -988,50 +1431,88 @@ func (d *Decoder) convertBound(jb *jsonBound) (mutation.Clustering, bool, mutati
 	return c, incl, del, nil
 }
 
-// scalarText returns the text of a JSON string or number (keys and paths
-// are strings in string form; a bare number is accepted too).
-func scalarText(raw json.RawMessage) (string, error) {
+// scalarText returns the text of a kept JSON string or number (keys and
+// paths are strings in string form; a bare number or boolean is accepted
+// too).
+func (d *Decoder) scalarText(sp span) ([]byte, error) {
+	raw := d.bytesOf(sp)
 	if len(raw) == 0 {
-		return "", errors.New("empty value")
+		return nil, errors.New("empty value")
 	}
 	switch raw[0] {
 	case '"':
-		return unquote(raw)
+		return d.text(sp)
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 't', 'f':
-		return string(raw), nil
+		if !validLiteral(raw) {
+			return nil, fmt.Errorf("%s is not a JSON value", raw)
+		}
+		return raw, nil
 	}
-	return "", fmt.Errorf("%s is not a string", raw)
+	return nil, fmt.Errorf("%s is not a string", raw)
 }
 
 // toAny converts raw JSON into what encoding/json with UseNumber would
 // produce, cheaply for scalars.
-func toAny(raw json.RawMessage) (any, error) {
+func toAny(raw []byte) (any, error) {
 	if len(raw) == 0 {
 		return nil, errors.New("empty value")
 	}
 	switch raw[0] {
 	case '"':
 		return unquote(raw)
-	case 't':
-		if string(raw) == "true" {
-			return true, nil
+	case '{', '[':
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
 		}
-	case 'f':
-		if string(raw) == "false" {
-			return false, nil
-		}
-	case 'n':
-		if string(raw) == "null" {
-			return nil, nil
-		}
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return json.Number(raw), nil
+		return v, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
+	if !validLiteral(raw) {
+		return nil, fmt.Errorf("%q is not a JSON value", raw)
 	}
-	return v, nil
+	switch string(raw) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	case "null":
+		return nil, nil
+	}
+	return json.Number(raw), nil
+}
+
+// parseInt parses a JSON integer without allocating.
+func parseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if v > (math.MaxUint64-9)/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return int64(-v), true
+	}
+	if v > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v), true
 }

@@ -97,20 +97,27 @@ func parseTimeValue(raw []byte, micros bool) (int64, error) {
 		return 0, errBadTime
 	}
 	if raw[0] == '"' {
+		if len(raw) >= 2 && raw[len(raw)-1] == '"' {
+			if v, ok := parseInt(raw[1 : len(raw)-1]); ok {
+				return v, nil
+			}
+		}
 		s, err := unquote(raw)
 		if err != nil {
 			return 0, err
 		}
 		if isDecimal(s) {
-			return strconv.ParseInt(s, 10, 64)
+			return 0, fmt.Errorf("%s is out of range for a 64-bit time", s)
 		}
 		return parseISOInstant(s, micros)
 	}
-	s := string(raw)
-	if !isDecimal(s) {
-		return 0, fmt.Errorf("%s: %w", s, errBadTime)
+	if v, ok := parseInt(raw); ok {
+		return v, nil
 	}
-	return strconv.ParseInt(s, 10, 64)
+	if isDecimal(string(raw)) {
+		return 0, fmt.Errorf("%s is out of range for a 64-bit time", raw)
+	}
+	return 0, fmt.Errorf("%s: %w", raw, errBadTime)
 }
 
 // parseInt32Value reads a seconds field that must fit an int32.
