@@ -46,8 +46,8 @@ func TestReencodeReferenceSSTables(t *testing.T) {
 			})
 			var index []byte
 			for _, dp := range parts {
-				if dp.pos != sink.Position() {
-					t.Fatalf("partition at %d re-encoded at %d", dp.pos, sink.Position())
+				if dp.pos != ser.pos() {
+					t.Fatalf("partition at %d re-encoded at %d", dp.pos, ser.pos())
 				}
 				if err := ser.startPartition(dp.p.Key, dp.p.Deletion, &dp.p.Static); err != nil {
 					t.Fatal(err)
@@ -67,6 +67,9 @@ func TestReencodeReferenceSSTables(t *testing.T) {
 				if index, _, err = ser.endPartition(index); err != nil {
 					t.Fatal(err)
 				}
+			}
+			if err := ser.flush(); err != nil {
+				t.Fatal(err)
 			}
 			if got := sink.Bytes(); !bytes.Equal(got, data) {
 				t.Errorf("Data.db: %s", firstDiff(got, data))

@@ -29,7 +29,7 @@ type serializer struct {
 	sink             dataSink
 	coll             *collector
 
-	buf     []byte // the unfiltered being assembled
+	out     []byte // bytes not yet handed to the sink (coalesced writes)
 	body    []byte // the row body (after the size vint)
 	present []int  // header positions of the present columns of a row
 
@@ -67,8 +67,30 @@ type serializerOptions struct {
 	coll             *collector
 }
 
-func (s *serializer) write(p []byte) error {
-	_, err := s.sink.Write(p)
+// coalesceSize is how many bytes the serializer gathers before handing
+// them to the sink: few large writes let the sink checksum and copy in bulk.
+const coalesceSize = 32 << 10
+
+// pos is the Data.db position of the next byte.
+func (s *serializer) pos() int64 { return s.sink.Position() + int64(len(s.out)) }
+
+// commit accepts b, which extends s.out, and hands the pending bytes to the
+// sink once they reach coalesceSize.
+func (s *serializer) commit(b []byte) error {
+	s.out = b
+	if len(b) >= coalesceSize {
+		return s.flush()
+	}
+	return nil
+}
+
+// flush hands every pending byte to the sink.
+func (s *serializer) flush() error {
+	if len(s.out) == 0 {
+		return nil
+	}
+	_, err := s.sink.Write(s.out)
+	s.out = s.out[:0]
 	return err
 }
 
@@ -83,17 +105,16 @@ func (s *serializer) startPartition(key []byte, deletion mutation.DeletionTime, 
 	}
 	s.key = append(s.key[:0], key...)
 	s.deletion = deletion
-	s.partStart = s.sink.Position()
+	s.partStart = s.pos()
 	s.partCells = 0
 	s.idx.reset()
 	s.coll.deletion(deletion)
 
-	b := s.buf[:0]
+	b := s.out
 	b = binary.BigEndian.AppendUint16(b, uint16(len(key)))
 	b = append(b, key...)
 	b = appendFixedDeletionTime(b, deletion)
-	s.buf = b
-	if err := s.write(b); err != nil {
+	if err := s.commit(b); err != nil {
 		return err
 	}
 	if len(s.static.cols) > 0 {
@@ -103,7 +124,7 @@ func (s *serializer) startPartition(key []byte, deletion mutation.DeletionTime, 
 	} else if static != nil && !rowIsEmpty(static) {
 		return fmt.Errorf("partition has static data but the serialization header lists no static column")
 	}
-	s.headerLength = s.sink.Position() - s.partStart
+	s.headerLength = s.pos() - s.partStart
 	s.prevStart = 0
 	s.lastPos = s.headerLength
 	return nil
@@ -112,11 +133,10 @@ func (s *serializer) startPartition(key []byte, deletion mutation.DeletionTime, 
 // endPartition writes the end-of-partition byte and returns the partition's
 // size in bytes and its Index.db entry (valid until the next partition).
 func (s *serializer) endPartition(entry []byte) ([]byte, int64, error) {
-	s.buf = append(s.buf[:0], flagEndOfPartition)
-	if err := s.write(s.buf); err != nil {
+	if err := s.commit(append(s.out, flagEndOfPartition)); err != nil {
 		return entry, 0, err
 	}
-	size := s.sink.Position() - s.partStart
+	size := s.pos() - s.partStart
 	s.idx.finish(size)
 	entry = s.idx.appendEntry(entry, s.key, s.partStart, s.headerLength, s.deletion)
 	return entry, size, nil
@@ -136,7 +156,7 @@ func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
 			r = &emptyRow
 		}
 	}
-	start := s.sink.Position() - s.partStart
+	start := s.pos() - s.partStart
 	deletion := r.Deletion
 	shadowable := r.DeletionShadowable
 	scyllaShadow := mutation.Live
@@ -188,7 +208,8 @@ func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
 		flags |= flagExtension
 	}
 
-	b := s.buf[:0]
+	b := s.out
+	rowStart := len(b)
 	b = append(b, flags)
 	if ext != 0 {
 		b = append(b, ext)
@@ -234,8 +255,15 @@ func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
 	s.body = body
 	b = appendUvint(b, uint64(len(body)))
 	b = append(b, body...)
-	s.buf = b
-	if err := s.write(b); err != nil {
+	rowEnd := len(b)
+	// The index keeps its own copies of the prefix.
+	if !isStatic {
+		s.prevStart = start
+		end := start + int64(rowEnd-rowStart)
+		s.idx.add(start, end, byte(mutation.ClusteringKind), b[clustStart:clustEnd], false, mutation.Live)
+		s.lastPos = end
+	}
+	if err := s.commit(b); err != nil {
 		return err
 	}
 
@@ -251,13 +279,6 @@ func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
 		c.row(columns)
 	}
 	s.partCells += cells
-
-	if !isStatic {
-		s.prevStart = start
-		end := start + int64(len(b))
-		s.idx.add(start, end, byte(mutation.ClusteringKind), b[clustStart:clustEnd], false, mutation.Live)
-		s.lastPos = end
-	}
 	return nil
 }
 
@@ -465,7 +486,7 @@ func (s *serializer) appendCell(dst []byte, c *mutation.Cell, info *colInfo, liv
 
 // writeMarker writes a range tombstone marker.
 func (s *serializer) writeMarker(m *mutation.RangeTombstoneMarker) error {
-	start := s.sink.Position() - s.partStart
+	start := s.pos() - s.partStart
 	var first, second mutation.DeletionTime
 	boundary := false
 	open := false
@@ -482,7 +503,8 @@ func (s *serializer) writeMarker(m *mutation.RangeTombstoneMarker) error {
 	if len(m.Clustering) > s.nClust {
 		return fmt.Errorf("range tombstone bound has %d components, the table %d", len(m.Clustering), s.nClust)
 	}
-	b := s.buf[:0]
+	b := s.out
+	markStart := len(b)
 	b = append(b, flagIsMarker, byte(m.Kind))
 	b = binary.BigEndian.AppendUint16(b, uint16(len(m.Clustering)))
 	var err error
@@ -500,8 +522,13 @@ func (s *serializer) writeMarker(m *mutation.RangeTombstoneMarker) error {
 	s.body = body
 	b = appendUvint(b, uint64(len(body)))
 	b = append(b, body...)
-	s.buf = b
-	if err := s.write(b); err != nil {
+	end := start + int64(len(b)-markStart)
+	openDel := mutation.Live
+	if open {
+		openDel = m.Open
+	}
+	s.idx.add(start, end, byte(m.Kind), b[markStart+2:prefixEnd], true, openDel)
+	if err := s.commit(b); err != nil {
 		return err
 	}
 	s.coll.clustering(m.Clustering)
@@ -510,12 +537,6 @@ func (s *serializer) writeMarker(m *mutation.RangeTombstoneMarker) error {
 		s.coll.deletion(second)
 	}
 	s.prevStart = start
-	end := start + int64(len(b))
-	openDel := mutation.Live
-	if open {
-		openDel = m.Open
-	}
-	s.idx.add(start, end, byte(m.Kind), b[2:prefixEnd], true, openDel)
 	s.lastPos = end
 	return nil
 }

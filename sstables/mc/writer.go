@@ -283,6 +283,9 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 	if w.parts == 0 {
 		return nil, w.fail(errors.New("mc: an SSTable needs at least one partition"))
 	}
+	if err := w.ser.flush(); err != nil {
+		return nil, w.fail(err)
+	}
 	res, err := w.data.Finish()
 	if err != nil {
 		return nil, w.fail(err)
