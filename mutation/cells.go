@@ -83,10 +83,16 @@ func (r *Row) ComplexDeletionOf(col *schema.Column) DeletionTime {
 
 // IsEmpty reports whether r holds nothing: no liveness, no deletion of
 // either kind, no cells and no complex deletions. An empty static row is not
-// written by sstabledump.
+// written by sstabledump. The zero Row also counts as empty, so a
+// Partition whose Static was never set has no static data.
 func (r *Row) IsEmpty() bool {
-	return r.Liveness.IsEmpty() && r.Deletion.IsLive() && r.ShadowableDeletion.IsLive() &&
-		len(r.Cells) == 0 && len(r.ComplexDeletions) == 0
+	if len(r.Cells) != 0 || len(r.ComplexDeletions) != 0 {
+		return false
+	}
+	if r.Liveness == (LivenessInfo{}) && r.Deletion == (DeletionTime{}) && r.ShadowableDeletion == (DeletionTime{}) && !r.DeletionShadowable {
+		return true
+	}
+	return r.Liveness.IsEmpty() && r.Deletion.IsLive() && r.ShadowableDeletion.IsLive()
 }
 
 // ColumnRange returns the index range [i, j) of r.Cells that belong to col,

@@ -593,3 +593,22 @@ func BenchmarkBuilder(b *testing.B) {
 		}
 	}
 }
+
+func TestUnfilteredNoAllocation(t *testing.T) {
+	tb := ckTable(t)
+	p := &Partition{Key: i32(1), Deletion: Live, Static: NewRow(nil),
+		Rows: []Row{insertRow(tb, 1, 1, 1), insertRow(tb, 5, 1, 1), insertRow(tb, 9, 1, 1)},
+		Markers: AppendMarkers(tb, nil, []RangeTombstone{rt(InclStartBound, ck(3), InclEndBound, ck(6), del(9, 1))}, Live)}
+	n := 0
+	fn := func(r *Row, m *RangeTombstoneMarker) error { n++; return nil }
+	if a := testing.AllocsPerRun(100, func() { _ = p.Unfiltered(tb, fn) }); a != 0 {
+		t.Fatalf("Unfiltered allocates %v times", a)
+	}
+	if n != 100*5+5 {
+		t.Fatalf("%d calls", n)
+	}
+	var zero Row
+	if !zero.IsEmpty() || !(&Partition{}).Static.IsEmpty() {
+		t.Fatal("the zero row should be empty")
+	}
+}
