@@ -597,7 +597,7 @@ func BenchmarkBuilder(b *testing.B) {
 func TestUnfilteredNoAllocation(t *testing.T) {
 	tb := ckTable(t)
 	p := &Partition{Key: i32(1), Deletion: Live, Static: NewRow(nil),
-		Rows: []Row{insertRow(tb, 1, 1, 1), insertRow(tb, 5, 1, 1), insertRow(tb, 9, 1, 1)},
+		Rows:    []Row{insertRow(tb, 1, 1, 1), insertRow(tb, 5, 1, 1), insertRow(tb, 9, 1, 1)},
 		Markers: AppendMarkers(tb, nil, []RangeTombstone{rt(InclStartBound, ck(3), InclEndBound, ck(6), del(9, 1))}, Live)}
 	n := 0
 	fn := func(r *Row, m *RangeTombstoneMarker) error { n++; return nil }
