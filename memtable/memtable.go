@@ -37,15 +37,22 @@ type Options struct {
 	// Now returns the current time; nil means time.Now. It provides the
 	// merge time of reconciliation (mutation.Merge's nowInSec).
 	Now func() time.Time
+	// NoPurge keeps the data a partition's own deletions shadow instead of
+	// removing it with mutation.PurgeShadowed (updates to the same key are
+	// still reconciled by mutation.Merge). Loaders of SSTable dumps set it:
+	// a dump holds exactly what an SSTable stores, which need not be purged
+	// (ScyllaDB keeps a row marker next to an equal shadowable deletion).
+	NoPurge bool
 }
 
 // Memtable is a concurrent sorted store of the partitions of one table.
 // Apply may be called from many goroutines; Freeze ends the writes.
 type Memtable struct {
-	table  *schema.Table
-	now    func() time.Time
-	shift  uint
-	shards []shard
+	table   *schema.Table
+	now     func() time.Time
+	noPurge bool
+	shift   uint
+	shards  []shard
 
 	frozen    atomic.Bool
 	dataBytes atomic.Int64
@@ -69,10 +76,11 @@ func New(t *schema.Table, opts Options) *Memtable {
 	}
 	logN := bits.Len(uint(n - 1))
 	m := &Memtable{
-		table:  t,
-		now:    opts.Now,
-		shift:  uint(64 - logN),
-		shards: make([]shard, 1<<logN),
+		table:   t,
+		now:     opts.Now,
+		noPurge: opts.NoPurge,
+		shift:   uint(64 - logN),
+		shards:  make([]shard, 1<<logN),
 	}
 	if logN == 0 {
 		m.shift = 63 // shardOf must yield 0; a shift of 64 is not allowed
@@ -125,14 +133,14 @@ func (m *Memtable) Apply(p *mutation.Partition) error {
 		if err := mutation.Merge(m.table, old, cp, int32(m.now().Unix())); err != nil {
 			return fmt.Errorf("memtable: %w", err)
 		}
-		if hasDeletions(old) {
+		if !m.noPurge && hasDeletions(old) {
 			if err := mutation.PurgeShadowed(m.table, old); err != nil {
 				return fmt.Errorf("memtable: %w", err)
 			}
 		}
 		delta = dataSize(old) - before
 	} else {
-		if hasDeletions(cp) {
+		if !m.noPurge && hasDeletions(cp) {
 			if err := mutation.PurgeShadowed(m.table, cp); err != nil {
 				return fmt.Errorf("memtable: %w", err)
 			}

@@ -1,0 +1,330 @@
+package cli
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+)
+
+// CSVOptions say how CSV input is read. Each record is written as
+//
+//	INSERT INTO t (columns...) VALUES (values...) USING TIMESTAMP ts [AND TTL ttl]
+//
+// would write it: a row marker, one cell per non-key column, and a cell
+// tombstone for a null value (as cqlsh COPY FROM does). The zero value
+// reads comma-separated records whose fields are the table's columns in
+// cqlsh's order (partition key, clustering columns, then the other columns
+// by name), with the empty field as null.
+type CSVOptions struct {
+	// Columns names the CSV fields' columns in order; nil means the header
+	// line (with Header) or the table's columns in cqlsh's order.
+	Columns []string
+	// Header says the first line is a header naming the columns; it is
+	// skipped when Columns is given.
+	Header bool
+	// Delimiter separates fields; 0 means ','.
+	Delimiter rune
+	// NullString is the field text that stands for null; with
+	// NullStringSet false the empty field is null.
+	NullString    string
+	NullStringSet bool
+	// TTL is the time to live in seconds of every record; 0 means the
+	// table's default_time_to_live.
+	TTL int
+}
+
+// given reports whether any CSV option differs from the zero value.
+func (o CSVOptions) given() bool {
+	return o.Columns != nil || o.Header || o.Delimiter != 0 || o.NullStringSet || o.TTL != 0
+}
+
+// csvColumn is one CSV field's column and its value parser.
+type csvColumn struct {
+	col   *schema.Column
+	parse func(dst []byte, s string) ([]byte, error)
+	slot  int // index into the row's cell slots (regular/static), -1 for key columns
+}
+
+// csvLoader turns CSV records into partition updates without allocating
+// per record beyond what encoding/csv does: the partition, its row, its
+// cells and a value arena are reused.
+type csvLoader struct {
+	t       *schema.Table
+	cols    []csvColumn
+	null    string
+	ts      int64
+	ttl     int32
+	expires int32
+	now     int32
+
+	pk, ck       []int // field index of each partition key / clustering column
+	static, reg  []int // field indexes of static and regular columns, in column order
+	keyComps     [][]byte
+	clust        mutation.Clustering
+	arena        []byte
+	key          []byte
+	part         mutation.Partition
+	rowCells     []mutation.Cell
+	staticCells  []mutation.Cell
+	valueOffsets []int
+	values       [][]byte
+}
+
+// loadCSV reads CSV records and feeds one partition update per record to
+// the sink. Errors name the input and the line.
+func loadCSV(r io.Reader, name string, t *schema.Table, opts CSVOptions, ts int64, now time.Time, sink *memtableSink) (int64, error) {
+	if t.IsCounter() {
+		return 0, fmt.Errorf("%s: table %s.%s has counter columns, which INSERT cannot write (use --cql with UPDATE ... SET c = c + n)", name, t.Keyspace, t.Name)
+	}
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	if opts.Delimiter != 0 {
+		if opts.Delimiter == '"' || opts.Delimiter == '\n' || opts.Delimiter == '\r' || !utf8.ValidRune(opts.Delimiter) {
+			return 0, Usagef("--delimiter %q cannot separate CSV fields", opts.Delimiter)
+		}
+		cr.Comma = opts.Delimiter
+	}
+	names := opts.Columns
+	if opts.Header {
+		hdr, err := cr.Read()
+		if err != nil {
+			if err == io.EOF {
+				return 0, fmt.Errorf("%s: empty input, expected a header line", name)
+			}
+			return 0, fmt.Errorf("%s: %w", name, err)
+		}
+		if names == nil {
+			names = make([]string, len(hdr))
+			for i, h := range hdr {
+				names[i] = strings.TrimSpace(h)
+			}
+		}
+	}
+	if names == nil {
+		names = cqlshColumnOrder(t)
+	}
+	ttl := int32(opts.TTL)
+	if ttl == 0 {
+		ttl = int32(t.Options.DefaultTimeToLive)
+	}
+	if ttl < 0 {
+		return 0, Usagef("--ttl %d: must not be negative", opts.TTL)
+	}
+	l, err := newCSVLoader(t, names, ts, ttl, int32(now.Unix()))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	if opts.NullStringSet {
+		l.null = opts.NullString
+	}
+	cr.FieldsPerRecord = len(names)
+	var n int64
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return n, fmt.Errorf("%s:%d: %v", name, pe.Line, pe.Err)
+			}
+			return n, fmt.Errorf("%s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		p, err := l.record(rec)
+		if err != nil {
+			return n, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if err := sink.apply(p); err != nil {
+			if errors.Is(err, errInputStop) {
+				return n, err
+			}
+			return n, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		n++
+		if n&1023 == 0 {
+			sink.opts.progress.addRows(1024)
+		}
+	}
+}
+
+// cqlshColumnOrder is the column order of cqlsh COPY without a column list:
+// partition key, clustering columns, then the others by name.
+func cqlshColumnOrder(t *schema.Table) []string {
+	var names []string
+	for _, c := range t.PartitionKey {
+		names = append(names, c.Name)
+	}
+	for _, c := range t.Clustering {
+		names = append(names, c.Name)
+	}
+	var rest []string
+	for _, c := range append(slices.Clone(t.Static), t.Regular...) {
+		if !c.Hidden {
+			rest = append(rest, c.Name)
+		}
+	}
+	slices.Sort(rest)
+	return append(names, rest...)
+}
+
+func newCSVLoader(t *schema.Table, names []string, ts int64, ttl, now int32) (*csvLoader, error) {
+	l := &csvLoader{t: t, ts: ts, ttl: ttl, now: now, expires: mutation.NoDeletionTime}
+	if ttl > 0 {
+		l.expires = now + ttl
+	}
+	l.pk = make([]int, len(t.PartitionKey))
+	l.ck = make([]int, len(t.Clustering))
+	for i := range l.pk {
+		l.pk[i] = -1
+	}
+	for i := range l.ck {
+		l.ck[i] = -1
+	}
+	seen := map[*schema.Column]bool{}
+	for i, name := range names {
+		col := t.Column(name)
+		if col == nil {
+			col = t.Column(strings.ToLower(name))
+		}
+		if col == nil || col.Hidden {
+			return nil, Usagef("CSV column %q is not a column of %s.%s", name, t.Keyspace, t.Name)
+		}
+		if seen[col] {
+			return nil, Usagef("CSV column %q is given twice", name)
+		}
+		seen[col] = true
+		parse, err := csvParser(col)
+		if err != nil {
+			return nil, err
+		}
+		l.cols = append(l.cols, csvColumn{col: col, parse: parse, slot: -1})
+		switch col.Kind {
+		case schema.PartitionKey:
+			l.pk[col.Index] = i
+		case schema.ClusteringKey:
+			l.ck[col.Index] = i
+		case schema.Static:
+			l.static = append(l.static, i)
+		default:
+			l.reg = append(l.reg, i)
+		}
+	}
+	for i, f := range l.pk {
+		if f < 0 {
+			return nil, Usagef("the CSV columns lack partition key column %s", t.PartitionKey[i].Name)
+		}
+	}
+	missingCK := 0
+	for _, f := range l.ck {
+		if f < 0 {
+			missingCK++
+		}
+	}
+	switch {
+	case missingCK > 0 && (missingCK != len(l.ck) || len(l.reg) > 0):
+		return nil, Usagef("the CSV columns lack clustering columns of %s.%s (only a row of static columns may omit them)", t.Keyspace, t.Name)
+	case missingCK > 0:
+		l.ck = nil // a static-only insert
+	}
+	byIndex := func(a, b int) int { return l.cols[a].col.Index - l.cols[b].col.Index }
+	slices.SortFunc(l.static, byIndex)
+	slices.SortFunc(l.reg, byIndex)
+	l.keyComps = make([][]byte, len(l.pk))
+	l.valueOffsets = make([]int, len(names)+1)
+	l.values = make([][]byte, len(names))
+	l.rowCells = make([]mutation.Cell, 0, len(l.reg))
+	l.staticCells = make([]mutation.Cell, 0, len(l.static))
+	if l.ck != nil {
+		l.clust = make(mutation.Clustering, len(l.ck))
+		l.part.Rows = make([]mutation.Row, 1)
+	}
+	return l, nil
+}
+
+// record converts one CSV record; the partition returned is reused by the
+// next call.
+func (l *csvLoader) record(rec []string) (*mutation.Partition, error) {
+	l.arena = l.arena[:0]
+	for i, s := range rec {
+		c := &l.cols[i]
+		l.valueOffsets[i] = len(l.arena)
+		if s == l.null {
+			l.values[i] = nil
+			continue
+		}
+		out, err := c.parse(l.arena, s)
+		if err != nil {
+			return nil, fmt.Errorf("column %s (%s): %w", c.col.Name, c.col.Type, err)
+		}
+		l.arena = out
+		l.values[i] = emptyValue // a non-nil marker; sliced below
+	}
+	// Slice the values out of the arena once it has stopped growing.
+	l.valueOffsets[len(rec)] = len(l.arena)
+	for i := range rec {
+		if l.values[i] != nil {
+			end := l.valueOffsets[i+1]
+			l.values[i] = l.arena[l.valueOffsets[i]:end:end]
+		}
+	}
+	for i, f := range l.pk {
+		if l.values[f] == nil {
+			return nil, fmt.Errorf("partition key column %s is null", l.t.PartitionKey[i].Name)
+		}
+		l.keyComps[i] = l.values[f]
+	}
+	var err error
+	if l.key, err = l.t.AppendPartitionKey(l.key[:0], l.keyComps); err != nil {
+		return nil, err
+	}
+	p := &l.part
+	p.Key, p.Deletion = l.key, mutation.Live
+	p.Static = mutation.NewRow(nil)
+	if len(l.static) > 0 {
+		l.staticCells = l.appendCells(l.staticCells[:0], l.static)
+		p.Static.Cells = l.staticCells
+	}
+	if l.ck == nil {
+		p.Rows = p.Rows[:0]
+		return p, nil
+	}
+	for i, f := range l.ck {
+		if l.values[f] == nil {
+			return nil, fmt.Errorf("clustering column %s is null", l.t.Clustering[i].Name)
+		}
+		l.clust[i] = l.values[f]
+	}
+	p.Rows = p.Rows[:1]
+	row := &p.Rows[0]
+	*row = mutation.NewRow(l.clust)
+	row.Liveness = mutation.LivenessInfo{Timestamp: l.ts, TTL: l.ttl, LocalExpirationTime: l.expires}
+	l.rowCells = l.appendCells(l.rowCells[:0], l.reg)
+	row.Cells = l.rowCells
+	return p, nil
+}
+
+// appendCells appends the cells of the given fields (in column order).
+func (l *csvLoader) appendCells(dst []mutation.Cell, fields []int) []mutation.Cell {
+	for _, f := range fields {
+		c := mutation.Cell{Column: l.cols[f].col, Timestamp: l.ts}
+		if v := l.values[f]; v == nil {
+			c.TTL, c.LocalDeletionTime = mutation.NoTTL, l.now
+		} else {
+			c.Value, c.TTL, c.LocalDeletionTime = v, l.ttl, l.expires
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+var emptyValue = []byte{}

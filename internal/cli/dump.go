@@ -1,0 +1,237 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/castable-db/castable/jsondump"
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+)
+
+// DumpOptions configure Dump. The zero value dumps everything in
+// sstabledump's default form.
+type DumpOptions struct {
+	// SSTable names the SSTable (a component path, its prefix, or a
+	// directory holding one SSTable).
+	SSTable string
+	// Schema is a CQL schema file; optional for mc (the serialization
+	// header carries the types), without it la values are hex blobs.
+	Schema string
+	// Table picks the table of a schema declaring several.
+	Table string
+	// RawTimestamps prints times as strings of decimal digits
+	// (sstabledump -t).
+	RawTimestamps bool
+	// Canonical prints the canonical form (json-format.md §2.4) that
+	// castable write reads back losslessly.
+	Canonical bool
+	// Lines prints one partition per line without the enclosing array
+	// (sstabledump -l).
+	Lines bool
+	// KeysOnly prints only the partition keys (sstabledump -e).
+	KeysOnly bool
+	// Keys restricts the dump to these partition keys, in their string form
+	// (components of a composite key joined by ':'); they are looked up
+	// through Summary.db and Index.db, not found by a scan.
+	Keys []string
+	// Exclude leaves these partition keys out.
+	Exclude []string
+}
+
+// Dump writes the content of an SSTable as sstabledump JSON to stdout.
+func Dump(env *Env, opts DumpOptions) error {
+	if opts.Canonical && opts.RawTimestamps {
+		return Usagef("--canonical and -t exclude each other (canonical times are already raw integers)")
+	}
+	desc, err := resolveSSTable(opts.SSTable)
+	if err != nil {
+		return err
+	}
+	table, err := loadTable(opts.Schema, opts.Table)
+	if err != nil {
+		return err
+	}
+	r, err := openSSTable(desc, table)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	table = r.Table()
+
+	keys, err := parseKeys(table, opts.Keys)
+	if err != nil {
+		return err
+	}
+	exclude, err := parseKeys(table, opts.Exclude)
+	if err != nil {
+		return err
+	}
+	excluded := make(map[string]bool, len(exclude))
+	for _, k := range exclude {
+		excluded[string(k)] = true
+	}
+
+	enc := jsondump.NewEncoder(env.stdout(), table, jsondump.EncodeOptions{
+		Format:   dumpFormat(opts),
+		Layout:   dumpLayout(opts),
+		KeysOnly: opts.KeysOnly,
+	})
+	if len(opts.Keys) > 0 {
+		for i, key := range keys {
+			if excluded[string(key)] {
+				continue
+			}
+			p, err := r.Get(key)
+			if err != nil {
+				return err
+			}
+			if p == nil {
+				env.infof("castable dump: key %q not found in %s", opts.Keys[i], desc)
+				continue
+			}
+			if err := enc.Encode(p, -1); err != nil {
+				return err
+			}
+		}
+		return enc.Close()
+	}
+
+	sc, err := r.Scan()
+	if err != nil {
+		return err
+	}
+	defer sc.Close()
+	for {
+		p, err := sc.NextPartition()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if excluded[string(p.Key)] {
+			continue
+		}
+		if err := dumpPartition(enc, sc, p, opts.KeysOnly); err != nil {
+			return err
+		}
+	}
+	return enc.Close()
+}
+
+// dumpPartition streams one partition of a scan: its rows are encoded as
+// they are read, so a partition is never held whole.
+func dumpPartition(enc *jsondump.Encoder, sc sstables.Scanner, p *mutation.Partition, keysOnly bool) error {
+	if err := enc.BeginPartition(p, sc.Position()); err != nil {
+		return err
+	}
+	if !keysOnly {
+		for {
+			row, marker, err := sc.Next()
+			if err != nil {
+				return err
+			}
+			if row == nil && marker == nil {
+				break
+			}
+			if row != nil {
+				err = enc.Row(row)
+			} else {
+				err = enc.Marker(marker)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return enc.EndPartition()
+}
+
+func dumpFormat(opts DumpOptions) jsondump.Format {
+	switch {
+	case opts.Canonical:
+		return jsondump.FormatCanonical
+	case opts.RawTimestamps:
+		return jsondump.FormatRaw
+	}
+	return jsondump.FormatDump
+}
+
+func dumpLayout(opts DumpOptions) jsondump.Layout {
+	if opts.Lines {
+		return jsondump.LayoutLines
+	}
+	return jsondump.LayoutPretty
+}
+
+// parseKeys serializes partition keys given in string form.
+func parseKeys(t *schema.Table, keys []string) ([][]byte, error) {
+	out := make([][]byte, 0, len(keys))
+	for _, k := range keys {
+		b, err := parseKey(t, k)
+		if err != nil {
+			return nil, Usagef("key %q: %v", k, err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// parseKey serializes a partition key in string form: a single column's
+// value, or the components of a composite key separated by ':' (a ':'
+// inside a component written as "\:"), as sstabledump -k takes them.
+func parseKey(t *schema.Table, s string) ([]byte, error) {
+	var parts []string
+	if len(t.PartitionKey) == 1 {
+		parts = []string{s}
+	} else {
+		parts = splitComposite(s)
+		if len(parts) != len(t.PartitionKey) {
+			return nil, fmt.Errorf("%d components, the partition key (%s) has %d (separate them with ':')", len(parts), keyColumns(t), len(t.PartitionKey))
+		}
+	}
+	comps := make([][]byte, len(parts))
+	for i, p := range parts {
+		v, err := t.PartitionKey[i].Type.FromString(p)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", t.PartitionKey[i].Name, err)
+		}
+		comps[i] = v
+	}
+	return t.AppendPartitionKey(nil, comps)
+}
+
+// splitComposite splits on ':' not preceded by a backslash and unescapes
+// "\:" and "\\".
+func splitComposite(s string) []string {
+	var out []string
+	var cur strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s) && (s[i+1] == ':' || s[i+1] == '\\'):
+			cur.WriteByte(s[i+1])
+			i++
+		case c == ':':
+			out = append(out, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return append(out, cur.String())
+}
+
+func keyColumns(t *schema.Table) string {
+	names := make([]string, len(t.PartitionKey))
+	for i, c := range t.PartitionKey {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// errStop ends an iteration early without an error.
+var errStop = errors.New("stop")

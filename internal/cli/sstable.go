@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/la"
+	"github.com/castable-db/castable/sstables/mc"
+)
+
+// formatFor returns the format that reads (and, for mc and la, writes)
+// SSTables of version.
+func formatFor(version string) (sstables.Format, error) {
+	for _, f := range mc.Formats {
+		if f.Version() == version {
+			return f, nil
+		}
+	}
+	switch version {
+	case "la", "lb", "ka":
+		return la.Format{}, nil
+	}
+	return nil, fmt.Errorf("unsupported SSTable version %q (castable reads mc, md, me, la, lb and ka)", version)
+}
+
+// writeFormat returns the format named by a --format/--to flag.
+func writeFormat(name string, laOpts la.Options) (sstables.Format, error) {
+	switch strings.ToLower(name) {
+	case "", "mc":
+		return mc.Format, nil
+	case "la":
+		return la.Format{Options: laOpts}, nil
+	}
+	return nil, Usagef("unknown SSTable format %q (want mc or la)", name)
+}
+
+// resolveSSTable turns a command-line argument into one SSTable: the path
+// of any of its components ("dir/mc-1-big-Data.db"), its prefix
+// ("dir/mc-1-big"), or a directory holding exactly one SSTable.
+func resolveSSTable(arg string) (sstables.Descriptor, error) {
+	descs, err := resolveSSTables([]string{arg})
+	if err != nil {
+		return sstables.Descriptor{}, err
+	}
+	if len(descs) != 1 {
+		return sstables.Descriptor{}, Usagef("%s: holds %d SSTables; name one of them (for example %s)", arg, len(descs), descs[0].Path(sstables.ComponentData))
+	}
+	return descs[0], nil
+}
+
+// resolveSSTables resolves each argument like resolveSSTable, except that a
+// directory stands for every complete SSTable in it.
+func resolveSSTables(args []string) ([]sstables.Descriptor, error) {
+	if len(args) == 0 {
+		return nil, Usagef("no SSTable given")
+	}
+	var out []sstables.Descriptor
+	for _, arg := range args {
+		st, err := os.Stat(arg)
+		if err == nil && st.IsDir() {
+			descs, err := sstables.ListSSTables(nil, arg)
+			if err != nil {
+				return nil, err
+			}
+			if len(descs) == 0 {
+				return nil, Usagef("%s: no SSTable (no *-big-TOC.txt) in this directory", arg)
+			}
+			out = append(out, descs...)
+			continue
+		}
+		desc, err := parseSSTableArg(arg)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(desc.Path(sstables.ComponentData)); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, Usagef("%s: no such SSTable (%s does not exist)", arg, desc.Path(sstables.ComponentData))
+			}
+			return nil, err
+		}
+		out = append(out, desc)
+	}
+	return out, nil
+}
+
+// parseSSTableArg parses a component path or an SSTable prefix.
+func parseSSTableArg(arg string) (sstables.Descriptor, error) {
+	if desc, _, temp, err := sstables.ParseDescriptor(arg); err == nil {
+		if temp {
+			return desc, Usagef("%s: a temporary file of an unfinished write, not an SSTable", arg)
+		}
+		return desc, nil
+	}
+	prefix := strings.TrimSuffix(arg, "-")
+	if desc, _, temp, err := sstables.ParseDescriptor(prefix + "-" + string(sstables.ComponentData)); err == nil && !temp {
+		return desc, nil
+	}
+	return sstables.Descriptor{}, Usagef("%s: not an SSTable: give a component path such as dir/mc-1-big-Data.db, its prefix dir/mc-1-big, or a directory", arg)
+}
+
+// openSSTable opens desc for reading, with table or (nil) the schema the
+// version recovers by itself.
+func openSSTable(desc sstables.Descriptor, table *schema.Table) (sstables.Reader, error) {
+	f, err := formatFor(desc.Version)
+	if err != nil {
+		return nil, err
+	}
+	r, err := f.Open(desc, table, sstables.ReaderOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
