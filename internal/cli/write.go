@@ -61,9 +61,11 @@ type WriteOptions struct {
 	// as a regular one instead of failing (2.2 has none).
 	ShadowableAsRegular bool
 	// Timestamp is the write time in µs of statements and CSV rows without
-	// their own (USING TIMESTAMP); 0 means the time the run starts. The
-	// same instant is the clock of local deletion times and TTL expiry.
+	// their own (USING TIMESTAMP); 0 means the time the run starts.
 	Timestamp int64
+	// Now is the clock of local deletion times and TTL expiry times (and of
+	// reconciliation); the zero value means the instant of Timestamp.
+	Now time.Time
 	// MemtableSize is the memtable memory in bytes at which the data
 	// gathered so far is flushed into an SSTable; 0 means 64 MiB.
 	MemtableSize int64
@@ -156,7 +158,10 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 	if ts == 0 {
 		ts = start.UnixMicro()
 	}
-	now := time.UnixMicro(ts)
+	now := opts.Now
+	if now.IsZero() {
+		now = time.UnixMicro(ts)
+	}
 
 	in, size, closeIn, err := openInput(env, firstNonEmpty(opts.Input, opts.CQL, opts.CSV))
 	if err != nil {
