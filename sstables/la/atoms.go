@@ -66,6 +66,9 @@ type atom struct {
 	// deletion time of a deleted cell; mutation.NoDeletionTime otherwise.
 	ldt   int32
 	value []byte
+	// lastDelete is a counter cell's timestampOfLastDelete (unused by
+	// Cassandra since 2.1, written as LONG_MIN).
+	lastDelete int64
 	// Range tombstones.
 	end      []byte
 	deletion mutation.DeletionTime
@@ -115,7 +118,7 @@ func appendAtom(dst []byte, a *atom) []byte {
 		return appendIntBytes(dst, a.value)
 	case atomCounterCell:
 		dst = append(dst, flagCounter)
-		dst = appendI64(dst, counterNoDelete)
+		dst = appendI64(dst, a.lastDelete)
 		dst = appendI64(dst, a.timestamp)
 		return appendIntBytes(dst, a.value)
 	}
@@ -139,6 +142,7 @@ func (a *atom) setCell(name []byte, c *mutation.Cell, counter bool) {
 		a.kind = atomExpiringCell
 	case counter:
 		a.kind = atomCounterCell
+		a.lastDelete = counterNoDelete
 	default:
 		a.kind = atomCell
 	}
@@ -182,7 +186,9 @@ func readAtomBody(in *input, a *atom, arena *[]byte) error {
 	switch {
 	case flags&flagScyllaShadow != 0:
 		return in.corrupt(flagsOff, "atom flags 0x%02x: 0x40 marks a ScyllaDB shadowable tombstone, which Cassandra never writes and la cannot represent", flags)
-	case flags&^(flagDeletion|flagExpiration|flagCounter|flagCounterUpdate|flagRangeTombstone) != 0:
+	case flags != 0 && flags != flagDeletion && flags != flagExpiration && flags != flagCounter &&
+		flags != flagCounterUpdate && flags != flagRangeTombstone:
+		// Cassandra writes exactly one of the flags.
 		return in.corrupt(flagsOff, "unknown atom flags 0x%02x", flags)
 	case flags&flagRangeTombstone != 0:
 		a.kind = atomRangeTombstone
@@ -199,7 +205,7 @@ func readAtomBody(in *input, a *atom, arena *[]byte) error {
 		return nil
 	case flags&flagCounter != 0:
 		a.kind = atomCounterCell
-		if _, err = in.i64(); err != nil { // timestampOfLastDelete, unused
+		if a.lastDelete, err = in.i64(); err != nil {
 			return err
 		}
 		if a.timestamp, err = in.i64(); err != nil {

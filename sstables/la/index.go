@@ -126,8 +126,9 @@ func readIndexEntry(in *input, e *indexEntry, arena *[]byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if count < 0 || int64(count)*indexInfoFixed > end-in.offset() {
-		return false, in.corrupt(countOff, "promoted index block count %d does not fit its %d bytes", count, size)
+	if count < 2 || int64(count)*indexInfoFixed > end-in.offset() {
+		// Cassandra writes a promoted index only for two blocks or more.
+		return false, in.corrupt(countOff, "promoted index block count %d: want at least 2 that fit its %d bytes", count, size)
 	}
 	var prevEnd int64
 	for i := range int(count) {

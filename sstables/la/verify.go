@@ -98,8 +98,6 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter) error {
 			return idx.corrupt(e.offset, "entry for %x points to Data.db offset %d, the partition is at %d", e.key, e.position, start)
 		case len(e.blocks) > 0 && e.deletion != p.Deletion:
 			return idx.corrupt(e.offset, "entry for %x has partition deletion %v, Data.db has %v", e.key, e.deletion, p.Deletion)
-		case len(e.blocks) == 1:
-			return idx.corrupt(e.offset, "promoted index of a single block")
 		}
 		header := int64(partitionHeaderFixed + len(p.Key))
 		body := end - start - endOfPartitionSize
