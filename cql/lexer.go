@@ -155,7 +155,7 @@ func uuidAt(s string, i int) bool {
 
 // durationUnitAt returns the length of a duration unit at s[i:], or 0.
 func durationUnitAt(s string, i int) int {
-	rest := strings.ToLower(s[i:])
+	rest := strings.ToLower(s[i:min(i+3, len(s))]) // units have at most 3 bytes (µs)
 	for _, u := range []string{"mo", "ms", "us", "ns", "µs", "y", "w", "d", "h", "m", "s"} {
 		if strings.HasPrefix(rest, u) {
 			return len(u)
