@@ -78,7 +78,7 @@ func NewBuilder(s *Schema, opts Options) *Builder {
 	}
 	_, _ = rand.Read(b.uuidNode[:])
 	b.uuidNode[0] = b.uuidNode[0]&0x3f | 0x80 // RFC 4122 variant
-	b.uuidNode[2] |= 0x01                       // multicast bit: not a real MAC
+	b.uuidNode[2] |= 0x01                     // multicast bit: not a real MAC
 	return b
 }
 

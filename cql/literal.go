@@ -520,4 +520,3 @@ func makeTimeUUID(ms int64, ticks int64, clockSeqNode [8]byte) [16]byte {
 	copy(u[8:], clockSeqNode[:])
 	return u
 }
-
