@@ -19,13 +19,20 @@ type slab struct {
 	values     [][]byte
 	bytes      []byte
 
+	// next sizes of the struct and byte blocks: they start small and double
+	// up to structBlock and byteBlock, so a memtable spread over many shards
+	// does not reserve megabytes before it holds anything.
+	nextStructs, nextBytes int
+
 	// allocated is the memory the slab has taken from the Go heap.
 	allocated int64
 }
 
 const (
-	structBlock = 256
-	byteBlock   = 64 << 10
+	structBlock     = 256
+	byteBlock       = 64 << 10
+	firstBlock      = 4
+	firstBytesBlock = 512
 	// largeValue is the size from which a value gets its own allocation
 	// instead of a share of a byte block.
 	largeValue = byteBlock / 4
@@ -48,7 +55,9 @@ func takeN[T any](s *slab, block *[]T, n int, size int64) []T {
 		return nil
 	}
 	if len(*block) < n {
-		c := max(structBlock, n)
+		c := max(s.nextStructs, firstBlock)
+		s.nextStructs = min(2*c, structBlock)
+		c = max(c, n)
 		*block = make([]T, c)
 		s.allocated += int64(c) * size
 	}
@@ -72,8 +81,11 @@ func (s *slab) copyBytes(b []byte) []byte {
 		return append([]byte(nil), b...)
 	}
 	if len(s.bytes) < n {
-		s.bytes = make([]byte, byteBlock)
-		s.allocated += byteBlock
+		c := max(s.nextBytes, firstBytesBlock)
+		s.nextBytes = min(2*c, byteBlock)
+		c = max(c, n)
+		s.bytes = make([]byte, c)
+		s.allocated += int64(c)
 	}
 	out := s.bytes[:n:n]
 	copy(out, b)
