@@ -33,9 +33,11 @@ func Example() {
 
 	ctx := context.Background()
 	svc, err := flush.NewService(ctx, flush.ServiceOptions{
-		Options:   flush.Options{Format: mc.Format, Dir: dir},
-		OnFlushed: func(r *flush.Result) { fmt.Printf("flushed %s: %d partitions\n", r.Descriptor.Filename(sstables.ComponentData), r.Partitions) },
-		OnError:   func(_ *memtable.Frozen, err error) { log.Printf("flush failed, memtable kept: %v", err) },
+		Options: flush.Options{Format: mc.Format, Dir: dir},
+		OnFlushed: func(r *flush.Result) {
+			fmt.Printf("flushed %s: %d partitions\n", r.Descriptor.Filename(sstables.ComponentData), r.Partitions)
+		},
+		OnError: func(_ *memtable.Frozen, err error) { log.Printf("flush failed, memtable kept: %v", err) },
 	})
 	if err != nil {
 		log.Fatal(err)
