@@ -103,7 +103,7 @@ func (c *columnIndex) track(a *atom) {
 	c.tombstones = append(c.tombstones, *a)
 	r := len(c.tombstones) - 1
 	rt := &c.tombstones[r]
-	pos := len(c.open)
+	pos := -1
 	for j := 0; j < len(c.open); j++ {
 		t := &c.tombstones[c.open[j]]
 		if c.cmp.compareEnds(t.end, rt.end) < 0 {
@@ -121,6 +121,9 @@ func (c *columnIndex) track(a *atom) {
 			c.dropTracked(j, rt)
 		}
 		break
+	}
+	if pos < 0 {
+		pos = len(c.open)
 	}
 	c.open = slices.Insert(c.open, pos, r)
 	c.unwritten = append(c.unwritten, r)

@@ -19,9 +19,9 @@ var fuzzTables = []tableDef{
 	fixtureTables["promoted_index_read"],
 	fixtureTables["static_column"],
 	fixtureTables["composite"],
-	{"ks", "dense", true, []string{"pk int pk", "ck1 int ck", "ck2 text ck", "v blob"}},
-	{"ks", "simple_dense", true, []string{"pk int pk", "ck int ck", "v text"}},
-	{"ks", "simple_sparse", true, []string{"pk int pk", "a int", "b text"}},
+	{"dense", `CREATE TABLE ks.dense (pk int, ck1 int, ck2 text, v blob, PRIMARY KEY (pk, ck1, ck2)) WITH COMPACT STORAGE;`},
+	{"simple_dense", `CREATE TABLE ks.simple_dense (pk int, ck int, v text, PRIMARY KEY (pk, ck)) WITH COMPACT STORAGE;`},
+	{"simple_sparse", `CREATE TABLE ks.simple_sparse (pk int PRIMARY KEY, a int, b text) WITH COMPACT STORAGE;`},
 }
 
 func fuzzTable(t testing.TB, sel byte) *schema.Table {

@@ -535,6 +535,7 @@ func (w *partitionWriter) appendBound(dst []byte, kind mutation.BoundKind, c mut
 	if kind.IsInclusive() == isStart {
 		eoc = eocStart
 	}
+	start := len(dst)
 	for i, v := range c {
 		if v == nil {
 			return dst, w.errorf("range tombstone bound %s with a null value", fmtClustering(c))
@@ -545,7 +546,7 @@ func (w *partitionWriter) appendBound(dst []byte, kind mutation.BoundKind, c mut
 		}
 		dst = appendComponent(dst, v, e)
 	}
-	if len(dst) > maxShortLength {
+	if len(dst)-start > maxShortLength {
 		return dst, w.errorf("range tombstone bound %s longer than %d bytes", fmtClustering(c), maxShortLength)
 	}
 	return dst, nil

@@ -1,0 +1,127 @@
+package la
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/cql"
+	"github.com/castable-db/castable/internal/testdata"
+	"github.com/castable-db/castable/jsondump"
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+)
+
+// mcWriteUnrepresentable are the mc-write cases la cannot hold, with the
+// error the writer must give.
+var mcWriteUnrepresentable = map[string]string{
+	// ScyllaDB's shadowable row deletion: 2.2 has no shadowable deletions
+	// (Options.ShadowableAsRegular degrades it, tested below).
+	"shadowable_deletion": "shadowable row deletion",
+}
+
+// loadMCWriteCase parses a case's schema.cql and data.json.
+func loadMCWriteCase(t testing.TB, dir string) (*schema.Table, []*mutation.Partition, []byte) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(dir, "schema.cql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := cql.ParseSchema(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := s.Tables[len(s.Tables)-1]
+	doc, err := os.ReadFile(filepath.Join(dir, "data.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, _, err := jsondump.DecodeAll(bytes.NewReader(doc), table, jsondump.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return table, parts, doc
+}
+
+// writeLA writes parts as an la SSTable in dir and returns it, or the
+// writer's error.
+func writeLA(t testing.TB, f Format, table *schema.Table, parts []*mutation.Partition, dir string, params compress.Params) (sstables.Descriptor, error) {
+	t.Helper()
+	w, err := f.NewWriter(table, sstables.WriterOptions{Dir: dir, Generation: 1, Compression: &params, Jobs: 2})
+	if err != nil {
+		return sstables.Descriptor{}, err
+	}
+	for _, p := range parts {
+		if err := w.Append(p); err != nil {
+			w.Abort()
+			return sstables.Descriptor{}, err
+		}
+	}
+	res, err := w.Finish()
+	if err != nil {
+		w.Abort()
+		return sstables.Descriptor{}, err
+	}
+	return res.Descriptor, nil
+}
+
+// TestMCWriteRoundTrip writes every mc-write case's data.json as an la
+// SSTable (uncompressed and LZ4), verifies it and reads it back: the
+// content must equal data.json (partition positions aside, as they differ
+// between the formats). Cases la cannot represent must fail with a clear
+// error naming the partition.
+func TestMCWriteRoundTrip(t *testing.T) {
+	root := testdata.Path(t, "mc-write")
+	cases, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if !c.IsDir() {
+			continue
+		}
+		t.Run(c.Name(), func(t *testing.T) {
+			table, parts, doc := loadMCWriteCase(t, filepath.Join(root, c.Name()))
+			for _, params := range []compress.Params{{Codec: compress.None}, {Codec: compress.LZ4}} {
+				d, err := writeLA(t, Format{}, table, parts, t.TempDir(), params)
+				if want, ok := mcWriteUnrepresentable[c.Name()]; ok {
+					if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "partition ") {
+						t.Fatalf("writing: got error %v, want one naming the partition and %q", err, want)
+					}
+					// The degradation writes the shadowable deletion as a
+					// regular one.
+					d, err = writeLA(t, Format{Options: Options{ShadowableAsRegular: true}}, table, parts, t.TempDir(), params)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, r := dumpSSTable(t, d, table)
+					if err := r.Verify(); err != nil {
+						t.Fatal(err)
+					}
+					if !strings.Contains(got, `"deletion_info"`) || strings.Contains(got, "shadowable") {
+						t.Fatalf("degraded dump:\n%s", got)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, r := dumpSSTable(t, d, table)
+				if err := r.Verify(); err != nil {
+					t.Fatal(err)
+				}
+				diff, err := jsondump.DiffBytes(table, []byte(got), doc, jsondump.DiffOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff != "" {
+					t.Fatalf("%v: read back differs from data.json: %s", params.Codec, diff)
+				}
+			}
+		})
+	}
+}
