@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -233,5 +232,11 @@ func keyColumns(t *schema.Table) string {
 	return strings.Join(names, ", ")
 }
 
-// errStop ends an iteration early without an error.
-var errStop = errors.New("stop")
+
+// formatKeyOrHex renders a partition key for messages.
+func formatKeyOrHex(t *schema.Table, key []byte) string {
+	if t == nil {
+		return fmt.Sprintf("0x%x", key)
+	}
+	return mutation.FormatKey(t, key)
+}

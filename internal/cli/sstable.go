@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/castable-db/castable/schema"
@@ -68,7 +70,13 @@ func resolveSSTables(args []string) ([]sstables.Descriptor, error) {
 				return nil, err
 			}
 			if len(descs) == 0 {
-				return nil, Usagef("%s: no SSTable (no *-big-TOC.txt) in this directory", arg)
+				descs, err = dataFilesIn(arg)
+				if err != nil {
+					return nil, err
+				}
+			}
+			if len(descs) == 0 {
+				return nil, Usagef("%s: no SSTable (no *-big-Data.db) in this directory", arg)
 			}
 			out = append(out, descs...)
 			continue
@@ -115,4 +123,21 @@ func openSSTable(desc sstables.Descriptor, table *schema.Table) (sstables.Reader
 		return nil, err
 	}
 	return r, nil
+}
+
+// dataFilesIn lists the SSTables of dir by their Data.db files, for
+// directories whose SSTables have no TOC.txt (as some test corpora).
+func dataFilesIn(dir string) ([]sstables.Descriptor, error) {
+	matches, err := filepath.Glob(filepath.Join(dir, "*-big-"+string(sstables.ComponentData)))
+	if err != nil {
+		return nil, err
+	}
+	var out []sstables.Descriptor
+	for _, m := range matches {
+		if d, _, temp, err := sstables.ParseDescriptor(m); err == nil && !temp {
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(a, b sstables.Descriptor) int { return a.Generation - b.Generation })
+	return out, nil
 }

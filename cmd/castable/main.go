@@ -1,0 +1,465 @@
+// Command castable writes and reads Apache Cassandra SSTables (format mc of
+// Cassandra 3.0/3.11 and la of 2.2): write sstabledump JSON, CQL or CSV into
+// SSTables, dump them as JSON, verify them, show their metadata and layout,
+// and convert between formats and codecs.
+//
+// This file only wires flags; the commands live in internal/cli.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/castable-db/castable/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args, &cli.Env{})
+	stop()
+	os.Exit(code)
+}
+
+const appDescription = `castable writes SSTables byte-identical to what Cassandra writes, through a
+parallel chunked compression and checksum pipeline, and reads real Cassandra
+SSTables back exactly. Data goes to standard output, and nothing else does:
+messages, progress bars and summaries go to standard error.
+
+Exit status:
+   0  success
+   1  a data problem: corruption, a checksum or digest mismatch, input that
+      does not match the schema, an unreadable file
+   2  a usage error: unknown flag, missing or conflicting arguments
+
+Give an SSTable as the path of any of its components (dir/mc-1-big-Data.db),
+its prefix (dir/mc-1-big) or a directory holding it.`
+
+// run executes the command line and returns the exit status.
+func run(ctx context.Context, args []string, env *cli.Env) int {
+	stderr := env.Stderr
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	stdout := env.Stdout
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+	app := &ucli.App{
+		Name:                      "castable",
+		Usage:                     "write, read, verify and convert Cassandra SSTables (mc, la)",
+		Description:               appDescription,
+		Writer:                    stdout,
+		ErrWriter:                 stderr,
+		DisableSliceFlagSeparator: true,
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary line on stderr"},
+		},
+		Before: func(c *ucli.Context) error {
+			env.Quiet = c.Bool("quiet")
+			return nil
+		},
+		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
+			return cli.Usagef("%v", err)
+		},
+		ExitErrHandler: func(*ucli.Context, error) {}, // run reports errors itself
+		Commands: []*ucli.Command{
+			writeCommand(ctx, env),
+			dumpCommand(env),
+			verifyCommand(env),
+			metadataCommand(env),
+			layoutCommand(env),
+			convertCommand(ctx, env),
+			versionCommand(env),
+			genCSVCommand(env),
+		},
+	}
+	for _, c := range app.Commands {
+		c.OnUsageError = app.OnUsageError
+	}
+	err := app.RunContext(ctx, args)
+	if err != nil && isUsageMessage(err.Error()) {
+		err = cli.Usagef("%v", err)
+	}
+	if err != nil {
+		prefix := "castable"
+		if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+			prefix += " " + args[1]
+		}
+		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+		var u *cli.UsageError
+		if errors.As(err, &u) {
+			fmt.Fprintf(stderr, "Run 'castable help' or 'castable help <command>' for usage.\n")
+		}
+	}
+	return cli.ExitCode(err)
+}
+
+// isUsageMessage recognizes the command-line errors urfave/cli returns
+// without calling OnUsageError (missing required flags, unknown commands).
+func isUsageMessage(msg string) bool {
+	return strings.HasPrefix(msg, "Required flag") || strings.HasPrefix(msg, "No help topic for")
+}
+
+// oneArg returns the single positional argument of a command.
+func oneArg(c *ucli.Context, what string) (string, error) {
+	switch c.NArg() {
+	case 0:
+		return "", cli.Usagef("missing %s", what)
+	case 1:
+		return c.Args().First(), nil
+	}
+	return "", cli.Usagef("takes one %s, got %d arguments (%s); flags go before it", what, c.NArg(), strings.Join(c.Args().Slice(), " "))
+}
+
+func schemaFlags(required bool) []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringFlag{Name: "schema", Usage: "CQL schema `FILE` (CREATE TYPE / CREATE TABLE statements)", Required: required},
+		&ucli.StringFlag{Name: "table", Usage: "the `TABLE` (or keyspace.table) of a schema declaring several"},
+	}
+}
+
+func compressionFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringFlag{Name: "compression", Usage: "`CODEC`: lz4, snappy, deflate, zstd or none"},
+		&ucli.IntFlag{Name: "chunk-length-kb", Usage: "uncompressed chunk length in `KiB` (a power of two)"},
+		&ucli.IntFlag{Name: "generation", Usage: "generation `N` of the first SSTable written (default: the next free one in --out)"},
+		&ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "`N` cores for compression (default: all)"},
+	}
+}
+
+func writeCommand(ctx context.Context, env *cli.Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "write",
+		Usage:     "write sstabledump JSON, CQL statements or CSV rows into SSTables",
+		ArgsUsage: "[INPUT.json | -]",
+		Description: `Reads data into a memtable and flushes it into an SSTable whenever it
+reaches --memtable-size, so input of any size is written in bounded memory,
+into one or more SSTables of successive generations. The Data.db path of every
+SSTable written is printed on stdout.
+
+Inputs (one of):
+  INPUT.json | -   sstabledump JSON: an array or JSON Lines, as sstabledump
+                   prints it (any options) or in castable's canonical form;
+                   the timestamps are in the data
+  --cql FILE|-     INSERT, UPDATE, DELETE and BATCH statements
+  --csv FILE|-     CSV records, each written as an INSERT of its columns
+
+Statements and CSV rows without USING TIMESTAMP all get one write time, the
+time the run starts (or --timestamp), like a single client session; --now
+sets the clock of deletion and expiry times. Compression, chunk length, bloom
+filter and index options come from the schema's WITH clause, then
+Cassandra's defaults; the flags override them.
+
+Example:
+  castable write --schema ks.cql --out data/ks/t dump.json
+  castable write --schema ks.cql --csv rows.csv --header --out data/ks/t
+  castable write --schema ks.cql --format la --compression snappy --cql load.cql --out out`,
+		Flags: append(append(schemaFlags(true),
+			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`DIR` to write the SSTables into", Required: true},
+			&ucli.StringFlag{Name: "format", Value: "mc", Usage: "SSTable `FORMAT`: mc (Cassandra 3.x) or la (2.2)"},
+			&ucli.StringFlag{Name: "cql", Usage: "read CQL statements from `FILE` (- for stdin)"},
+			&ucli.StringFlag{Name: "csv", Usage: "read CSV records from `FILE` (- for stdin)"},
+			&ucli.StringFlag{Name: "columns", Usage: "CSV: the `a,b,c` column of each field (default: the header, else cqlsh's order)"},
+			&ucli.BoolFlag{Name: "header", Usage: "CSV: the first line names the columns"},
+			&ucli.StringFlag{Name: "delimiter", Usage: "CSV: field delimiter `C` (default ,)"},
+			&ucli.StringFlag{Name: "null-string", Usage: "CSV: the field `TEXT` meaning null (default: the empty field)"},
+			&ucli.IntFlag{Name: "ttl", Usage: "CSV: time to live in `SECONDS` (default: the table's default_time_to_live)"},
+			&ucli.Int64Flag{Name: "timestamp", Usage: "write time in `MICROSECONDS` of statements and rows without their own"},
+			&ucli.StringFlag{Name: "now", Usage: "clock for deletion and expiry times: `SECONDS` since the epoch or an RFC 3339 time"},
+			&ucli.BoolFlag{Name: "header-all-columns", Usage: "mc: list every table column in the serialization header (as ScyllaDB does)"},
+			&ucli.BoolFlag{Name: "scylla-shadowable", Usage: "mc: encode shadowable row deletions as ScyllaDB does (flag 0x80)"},
+			&ucli.BoolFlag{Name: "shadowable-as-regular", Usage: "la: write shadowable row deletions as regular ones instead of failing"},
+			&ucli.StringFlag{Name: "memtable-size", Value: "64MiB", Usage: "flush the memtable when it holds `SIZE` of memory"},
+			&ucli.StringFlag{Name: "max-sstable-size", Usage: "start a new SSTable once Data.db passes `SIZE` (default: no cap)"},
+		), compressionFlags()...),
+		Action: func(c *ucli.Context) error {
+			opts := cli.WriteOptions{
+				Schema: c.String("schema"), Table: c.String("table"), Out: c.String("out"),
+				CQL: c.String("cql"), CSV: c.String("csv"), Format: c.String("format"),
+				Compression: c.String("compression"), ChunkLengthKB: c.Int("chunk-length-kb"),
+				Generation: c.Int("generation"), Jobs: c.Int("jobs"), Timestamp: c.Int64("timestamp"),
+				HeaderAllColumns: c.Bool("header-all-columns"), ScyllaShadowable: c.Bool("scylla-shadowable"),
+				ShadowableAsRegular: c.Bool("shadowable-as-regular"),
+			}
+			switch c.NArg() {
+			case 0:
+			case 1:
+				opts.Input = c.Args().First()
+			default:
+				return cli.Usagef("takes at most one input file, got %d arguments; flags go before it", c.NArg())
+			}
+			var err error
+			if opts.MemtableSize, err = parseSize(c.String("memtable-size")); err != nil {
+				return cli.Usagef("--memtable-size: %v", err)
+			}
+			if opts.MaxSSTableSize, err = parseSize(c.String("max-sstable-size")); err != nil {
+				return cli.Usagef("--max-sstable-size: %v", err)
+			}
+			if s := c.String("now"); s != "" {
+				if opts.Now, err = parseNow(s); err != nil {
+					return cli.Usagef("--now: %v", err)
+				}
+			}
+			csv := cli.CSVOptions{Header: c.Bool("header"), TTL: c.Int("ttl")}
+			if cols := c.String("columns"); cols != "" {
+				for _, name := range strings.Split(cols, ",") {
+					csv.Columns = append(csv.Columns, strings.TrimSpace(name))
+				}
+			}
+			if d := c.String("delimiter"); d != "" {
+				if d == `\t` {
+					d = "\t"
+				}
+				r, size := utf8.DecodeRuneInString(d)
+				if size != len(d) {
+					return cli.Usagef("--delimiter %q: want one character", d)
+				}
+				csv.Delimiter = r
+			}
+			if c.IsSet("null-string") {
+				csv.NullString, csv.NullStringSet = c.String("null-string"), true
+			}
+			opts.CSVOptions = csv
+			_, err = cli.Write(ctx, env, opts)
+			return err
+		},
+	}
+}
+
+func dumpCommand(env *cli.Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "dump",
+		Usage:     "print an SSTable as sstabledump JSON",
+		ArgsUsage: "SSTABLE",
+		Description: `Prints the partitions of an SSTable as Cassandra's sstabledump does (times
+as ISO-8601), with -t as raw integers in strings, or with --canonical in the
+canonical form that 'castable write' reads back losslessly. For mc the schema
+is optional (the serialization header carries the types; column names come
+from it too); la without --schema shows values as hex blobs.
+
+Example:
+  castable dump -k 42 -k 43 data/ks/t/mc-1-big-Data.db
+  castable dump --canonical -l data/ks/t/mc-1-big > t.jsonl`,
+		Flags: append(schemaFlags(false),
+			&ucli.BoolFlag{Name: "t", Usage: "print times as raw integers (strings of digits)"},
+			&ucli.BoolFlag{Name: "canonical", Usage: "print the canonical form (integer times, explicit cell timestamps and TTLs)"},
+			&ucli.BoolFlag{Name: "l", Usage: "JSON Lines: one partition per line, no enclosing array"},
+			&ucli.BoolFlag{Name: "e", Usage: "print the partition keys only"},
+			&ucli.StringSliceFlag{Name: "k", Usage: "only partition `KEY` (string form, composite components joined by ':'); repeatable; looked up through the index"},
+			&ucli.StringSliceFlag{Name: "x", Usage: "leave out partition `KEY`; repeatable"},
+		),
+		Action: func(c *ucli.Context) error {
+			path, err := oneArg(c, "SSTable")
+			if err != nil {
+				return err
+			}
+			return cli.Dump(env, cli.DumpOptions{
+				SSTable: path, Schema: c.String("schema"), Table: c.String("table"),
+				RawTimestamps: c.Bool("t"), Canonical: c.Bool("canonical"), Lines: c.Bool("l"),
+				KeysOnly: c.Bool("e"), Keys: c.StringSlice("k"), Exclude: c.StringSlice("x"),
+			})
+		},
+	}
+}
+
+func verifyCommand(env *cli.Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "verify",
+		Usage:     "check every checksum, the digest and every component of SSTables",
+		ArgsUsage: "SSTABLE...",
+		Description: `Checks each SSTable completely: every Data.db chunk against its checksum
+(CompressionInfo.db trailers or CRC.db), the whole-file digest, and that
+Index.db, Summary.db, Filter.db, Statistics.db and the rows parse and agree.
+Prints "OK <sstable>" on stdout for each sound one; for a damaged one a
+message on stderr naming the file, component and offset. Exits 0 only when
+all are sound. A directory stands for every SSTable in it.
+
+Example:
+  castable verify data/ks/t`,
+		Flags: schemaFlags(false),
+		Action: func(c *ucli.Context) error {
+			if c.NArg() == 0 {
+				return cli.Usagef("missing SSTable")
+			}
+			return cli.Verify(env, cli.VerifyOptions{SSTables: c.Args().Slice(), Schema: c.String("schema"), Table: c.String("table")})
+		},
+	}
+}
+
+func metadataCommand(env *cli.Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "metadata",
+		Usage:     "show an SSTable's metadata (Statistics, compression, summary, TOC)",
+		ArgsUsage: "SSTABLE",
+		Description: `Prints what sstablemetadata prints: partitioner, bloom filter chance,
+minimum and maximum timestamps (raw and ISO-8601), local deletion times,
+TTLs, compression (class, chunk length, ratio), estimated droppable
+tombstones, level, repairedAt, commit log positions, the partition size and
+cell count histograms as text bars, min/max clustering values, the mc
+serialization header, Summary.db and TOC.txt. --json prints the same as one
+JSON object.
+
+Example:
+  castable metadata --json data/ks/t/mc-1-big-Data.db`,
+		Flags: append(schemaFlags(false), &ucli.BoolFlag{Name: "json", Usage: "print JSON"}),
+		Action: func(c *ucli.Context) error {
+			path, err := oneArg(c, "SSTable")
+			if err != nil {
+				return err
+			}
+			return cli.Metadata(env, cli.MetadataOptions{SSTable: path, Schema: c.String("schema"), Table: c.String("table"), JSON: c.Bool("json")})
+		},
+	}
+}
+
+func layoutCommand(env *cli.Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "layout",
+		Usage:     "show an SSTable's physical layout: chunks, partitions, index blocks",
+		ArgsUsage: "SSTABLE",
+		Description: `Prints the Data.db chunk table (index, file offset, stored size,
+uncompressed range, ratio, checksum) and the partitions with their Data.db
+and Index.db offsets and sizes; with -k, that partition's promoted index
+blocks (first and last clustering, offset, width, open range tombstone).
+
+Example:
+  castable layout -k key1 data/ks/t/mc-1-big-Data.db`,
+		Flags: append(schemaFlags(false), &ucli.StringFlag{Name: "k", Usage: "show partition `KEY` and its index blocks"}),
+		Action: func(c *ucli.Context) error {
+			path, err := oneArg(c, "SSTable")
+			if err != nil {
+				return err
+			}
+			return cli.Layout(env, cli.LayoutOptions{SSTable: path, Schema: c.String("schema"), Table: c.String("table"), Key: c.String("k")})
+		},
+	}
+}
+
+func convertCommand(ctx context.Context, env *cli.Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "convert",
+		Usage:     "rewrite SSTables into another format, codec or chunk length",
+		ArgsUsage: "SSTABLE...",
+		Description: `Streams each input through a reader into a writer, row by row, so memory
+stays bounded whatever the partition sizes; inputs are converted in parallel.
+Converts la to mc and mc to la, changes the codec or the chunk length, or
+rewrites in the same format. Outputs appear atomically (temporary names,
+TOC.txt last) and are all removed when any conversion fails. Carries over
+repairedAt, the level and the commit log positions (and ancestors from la to
+la). Data the target cannot hold is an error naming the partition, unless a
+flag says how to degrade it. The Data.db path of every output is printed on
+stdout.
+
+Example:
+  castable convert --to mc --schema ks.cql --out out data/ks/t/la-1-big-Data.db
+  castable convert --compression zstd --chunk-length-kb 16 --out out data/ks/t`,
+		Flags: append(append(schemaFlags(false),
+			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`DIR` to write into", Required: true},
+			&ucli.StringFlag{Name: "to", Value: "mc", Usage: "target `FORMAT`: mc or la"},
+			&ucli.BoolFlag{Name: "scylla-shadowable", Usage: "mc: encode shadowable row deletions as ScyllaDB does (flag 0x80)"},
+			&ucli.BoolFlag{Name: "shadowable-as-regular", Usage: "la: write shadowable row deletions as regular ones instead of failing"},
+		), compressionFlags()...),
+		Action: func(c *ucli.Context) error {
+			if c.NArg() == 0 {
+				return cli.Usagef("missing SSTable")
+			}
+			_, err := cli.Convert(ctx, env, cli.ConvertOptions{
+				SSTables: c.Args().Slice(), Out: c.String("out"), To: c.String("to"),
+				Compression: c.String("compression"), ChunkLengthKB: c.Int("chunk-length-kb"),
+				Schema: c.String("schema"), Table: c.String("table"), Generation: c.Int("generation"),
+				Jobs: c.Int("jobs"), ScyllaShadowable: c.Bool("scylla-shadowable"),
+				ShadowableAsRegular: c.Bool("shadowable-as-regular"),
+			})
+			return err
+		},
+	}
+}
+
+func versionCommand(env *cli.Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "version",
+		Usage: "print castable's version",
+		Description: `Prints the module version, the VCS revision it was built from, the Go
+version and the build tags that select the C libraries.
+
+Example:
+  castable version`,
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return cli.Usagef("version takes no arguments")
+			}
+			return cli.Version(env)
+		},
+	}
+}
+
+func genCSVCommand(env *cli.Env) *ucli.Command {
+	return &ucli.Command{
+		Name:   "gen-csv",
+		Hidden: true,
+		Usage:  "generate CSV rows for (pk int, ck int, v text) benchmarks",
+		Flags: []ucli.Flag{
+			&ucli.Int64Flag{Name: "rows", Value: 1_000_000, Usage: "`N` rows"},
+			&ucli.IntFlag{Name: "rows-per-partition", Value: 100, Usage: "`N` rows per partition"},
+		},
+		Action: func(c *ucli.Context) error {
+			return cli.GenerateCSV(env, c.Int64("rows"), c.Int("rows-per-partition"))
+		},
+	}
+}
+
+// parseSize parses a byte size: a number with an optional unit (B, K/KiB,
+// M/MiB, G/GiB; KB, MB, GB are taken as binary units too).
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := s, ""
+	if i >= 0 {
+		num, unit = s[:i], strings.ToUpper(strings.TrimSpace(s[i:]))
+	}
+	var mult float64
+	switch strings.TrimSuffix(strings.TrimSuffix(unit, "B"), "I") {
+	case "":
+		mult = 1
+	case "K":
+		mult = 1 << 10
+	case "M":
+		mult = 1 << 20
+	case "G":
+		mult = 1 << 30
+	case "T":
+		mult = 1 << 40
+	default:
+		return 0, fmt.Errorf("unknown unit %q in %q (want B, KiB, MiB, GiB or TiB)", unit, s)
+	}
+	var v float64
+	if _, err := fmt.Sscanf(num, "%g", &v); err != nil || v < 0 {
+		return 0, fmt.Errorf("%q is not a size", s)
+	}
+	return int64(v * mult), nil
+}
+
+// parseNow parses --now: seconds since the epoch or an RFC 3339 time.
+func parseNow(s string) (time.Time, error) {
+	var secs int64
+	if _, err := fmt.Sscanf(s, "%d", &secs); err == nil && fmt.Sprint(secs) == s {
+		return time.Unix(secs, 0), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is neither seconds since the epoch nor an RFC 3339 time", s)
+	}
+	return t, nil
+}

@@ -1,0 +1,329 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/la"
+	"github.com/castable-db/castable/sstables/mc"
+)
+
+// ConvertOptions configure Convert.
+type ConvertOptions struct {
+	// SSTables are the input SSTables, all of one table.
+	SSTables []string
+	// Out is the directory written to (created when missing).
+	Out string
+	// To is the target format, "mc" (the default) or "la".
+	To string
+	// Compression is the target codec; "" keeps each input's.
+	Compression string
+	// ChunkLengthKB is the target chunk length in KiB; 0 keeps each
+	// input's.
+	ChunkLengthKB int
+	// Schema and Table give the table; needed for la inputs, whose files
+	// do not record column types (without it values are copied as blobs).
+	Schema, Table string
+	// Generation is the generation of the first output; 0 means the next
+	// free one in Out. Outputs take successive generations in input order.
+	Generation int
+	// Jobs is the number of cores used: inputs are converted in parallel,
+	// the rest of the cores compress chunks; 0 means all cores.
+	Jobs int
+	// ScyllaShadowable writes shadowable row deletions with ScyllaDB's mc
+	// encoding (extended flag 0x80).
+	ScyllaShadowable bool
+	// ShadowableAsRegular lets an la target write shadowable row deletions
+	// as regular ones instead of failing (2.2 has none).
+	ShadowableAsRegular bool
+}
+
+// Convert rewrites SSTables into another format, codec or chunk length
+// (or the same, as a rewrite), streaming each input partition by partition
+// and row by row from Reader.Scan into Writer.StartPartition / AppendRow /
+// AppendMarker / EndPartition, so memory is bounded by a window of rows
+// whatever the partition sizes. Every output appears atomically (temporary
+// names, TOC.txt last); when any conversion fails, every output of the run
+// is removed.
+//
+// Statistics.db values that do not follow from the data are carried over:
+// repairedAt, the LCS level and the commit log intervals (replay position
+// for la), and for la to la the ancestor generations. The mc serialization
+// header keeps the input's encoding minima and column set when the input is
+// mc, so an mc to mc rewrite reproduces Data.db.
+func Convert(ctx context.Context, env *Env, opts ConvertOptions) ([]*sstables.WriteResult, error) {
+	start := time.Now()
+	if opts.Out == "" {
+		return nil, Usagef("convert needs --out DIR")
+	}
+	descs, err := resolveSSTables(opts.SSTables)
+	if err != nil {
+		return nil, err
+	}
+	table, err := loadTable(opts.Schema, opts.Table)
+	if err != nil {
+		return nil, err
+	}
+	format, err := writeFormat(opts.To, la.Options{ShadowableAsRegular: opts.ShadowableAsRegular})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Compression != "" {
+		if _, err := compress.ParseCodec(opts.Compression); err != nil {
+			return nil, Usagef("--compression: %v", err)
+		}
+	}
+	if k := opts.ChunkLengthKB; k < 0 || k&(k-1) != 0 || k > 1<<20 {
+		return nil, Usagef("--chunk-length-kb %d: want a power of two between 1 and 1048576", k)
+	}
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return nil, err
+	}
+	gen := opts.Generation
+	if gen == 0 {
+		if gen, err = sstables.NextGeneration(nil, opts.Out); err != nil {
+			return nil, err
+		}
+	}
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	parallel := min(jobs, len(descs))
+	compressJobs := max(1, jobs/parallel)
+
+	var inputBytes int64
+	for _, d := range descs {
+		inputBytes += fileSize(d.Path(sstables.ComponentData))
+	}
+	prog := newProgress(env, "convert", inputBytes)
+	results := make([]*sstables.WriteResult, len(descs))
+	errs := make([]error, len(descs))
+	sem := make(chan struct{}, parallel)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, d := range descs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res, err := convertOne(ctx, d, table, format, opts, gen+i, compressJobs, prog)
+			results[i], errs[i] = res, err
+			if err != nil {
+				cancel()
+			}
+			prog.addSSTables(1)
+		}()
+	}
+	wg.Wait()
+	prog.finish()
+	var done []*sstables.WriteResult
+	for _, r := range results {
+		if r != nil {
+			done = append(done, r)
+		}
+	}
+	if err := firstError(errs); err != nil {
+		if rerr := removeSSTables(done); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		return nil, err
+	}
+	var rows, partitions, output int64
+	for _, r := range done {
+		fmt.Fprintln(env.stdout(), r.Descriptor.Path(sstables.ComponentData))
+		rows += r.Rows
+		partitions += r.Partitions
+		output += r.BytesWritten
+	}
+	d := time.Since(start)
+	env.infof("castable convert: %d SSTables -> %d SSTables (%s) in %s: %s rows, %s partitions, input Data.db %s, output %s (ratio %.3f), %s, %s rows/s",
+		len(descs), len(done), format.Version(), opts.Out, groupDigits(rows), groupDigits(partitions),
+		humanBytes(inputBytes), humanBytes(output), ratio(output, inputBytes), roundDuration(d), groupDigits(perSecond(rows, d)))
+	return done, nil
+}
+
+// firstError returns the first non-nil error that is not a cancellation
+// caused by another failure, else the first error.
+func firstError(errs []error) error {
+	var first error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, context.Canceled) {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// convertOne streams one SSTable into a new one of generation gen.
+func convertOne(ctx context.Context, desc sstables.Descriptor, table *schema.Table, format sstables.Format, opts ConvertOptions, gen, jobs int, prog *progress) (res *sstables.WriteResult, err error) {
+	r, err := openSSTable(desc, table)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	params, err := convertParams(desc, opts)
+	if err != nil {
+		return nil, err
+	}
+	wopts := sstables.WriterOptions{
+		Dir:              opts.Out,
+		Generation:       gen,
+		Compression:      &params,
+		Jobs:             jobs,
+		ScyllaShadowable: opts.ScyllaShadowable,
+	}
+	carryOver(r, &wopts)
+	w, err := format.NewWriter(r.Table(), wopts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", desc, err)
+	}
+	defer func() {
+		if err != nil {
+			if aerr := w.Abort(); aerr != nil {
+				err = errors.Join(err, aerr)
+			}
+		}
+	}()
+	sc, err := r.Scan()
+	if err != nil {
+		return nil, err
+	}
+	defer sc.Close()
+	var lastPos int64
+	for n := 0; ; n++ {
+		p, err := sc.NextPartition()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		pos := sc.Position()
+		prog.addBytes(pos - lastPos)
+		lastPos = pos
+		if err := w.StartPartition(p); err != nil {
+			return nil, partitionError(desc, r.Table(), p.Key, err)
+		}
+		var rows int64
+		for {
+			row, marker, err := sc.Next()
+			if err != nil {
+				return nil, err
+			}
+			if row == nil && marker == nil {
+				break
+			}
+			if row != nil {
+				rows++
+				err = w.AppendRow(row)
+			} else {
+				err = w.AppendMarker(marker)
+			}
+			if err != nil {
+				return nil, partitionError(desc, r.Table(), p.Key, err)
+			}
+		}
+		if err := w.EndPartition(); err != nil {
+			return nil, partitionError(desc, r.Table(), p.Key, err)
+		}
+		prog.addRows(rows)
+	}
+	res, err = w.Finish()
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// partitionError names the input and the partition an error happened in.
+func partitionError(desc sstables.Descriptor, t *schema.Table, key []byte, err error) error {
+	return fmt.Errorf("%s: partition %s: %w", desc, formatKeyOrHex(t, key), err)
+}
+
+// convertParams resolves the target compression: the flags over the
+// input's own settings.
+func convertParams(desc sstables.Descriptor, opts ConvertOptions) (compress.Params, error) {
+	var p compress.Params
+	if fileExists(desc.Path(sstables.ComponentCompressionInfo)) {
+		ci, err := sstables.ReadCompressionInfo(nil, desc)
+		if err != nil {
+			return p, err
+		}
+		if p, err = ci.Params(); err != nil {
+			return p, err
+		}
+	}
+	if opts.Compression != "" {
+		c, _ := compress.ParseCodec(opts.Compression)
+		if c != p.Codec {
+			p = compress.Params{Codec: c, ChunkLength: p.ChunkLength}
+		}
+	}
+	if opts.ChunkLengthKB != 0 {
+		p.ChunkLength = opts.ChunkLengthKB << 10
+	}
+	return p, nil
+}
+
+// carryOver copies the Statistics.db values that do not follow from the
+// data, the exact partition count (for a reproducible bloom filter) and,
+// from an mc input, the serialization header's minima and columns.
+func carryOver(r sstables.Reader, o *sstables.WriterOptions) {
+	switch r := r.(type) {
+	case *mc.Reader:
+		s := &r.Statistics().Stats
+		o.Metadata = sstables.Metadata{RepairedAt: s.RepairedAt, Level: int(s.Level), CommitLogIntervals: s.CommitLogIntervals}
+		o.ExpectedPartitions = histogramCount(mcHistogram(s.PartitionSizes))
+		if h := r.Header(); h != nil {
+			t := r.Table()
+			stats := sstables.DataStats{Known: true, MinTimestamp: h.Stats.MinTimestamp,
+				MinLocalDeletionTime: h.Stats.MinLocalDeletionTime, MinTTL: h.Stats.MinTTL}
+			for _, list := range [][]mc.HeaderColumn{h.Static, h.Regular} {
+				for _, hc := range list {
+					if c := t.Column(hc.Name); c != nil {
+						stats.Columns = append(stats.Columns, c)
+					}
+				}
+			}
+			o.Stats = stats
+		}
+	case *la.Reader:
+		st := r.Statistics()
+		m := sstables.Metadata{RepairedAt: st.RepairedAt, Level: int(st.Level)}
+		if st.ReplayPosition != la.ReplayPositionNone {
+			lower := sstables.CommitLogPosition{}
+			if st.CommitLogLowerBound != nil {
+				lower = *st.CommitLogLowerBound
+			}
+			m.CommitLogIntervals = []sstables.CommitLogInterval{{Lower: lower, Upper: st.ReplayPosition}}
+		}
+		for _, a := range st.Ancestors {
+			m.Ancestors = append(m.Ancestors, int(a))
+		}
+		o.Metadata = m
+		o.ExpectedPartitions = histogramCount(laHistogram(st.PartitionSizes))
+	}
+}

@@ -1,0 +1,267 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/la"
+	"github.com/castable-db/castable/sstables/mc"
+)
+
+// LayoutOptions configure Layout.
+type LayoutOptions struct {
+	// SSTable names the SSTable.
+	SSTable string
+	// Schema and Table optionally give the table (for la key rendering).
+	Schema, Table string
+	// Key restricts the partition part to one partition (string form) and
+	// lists the blocks of its promoted index.
+	Key string
+}
+
+// Layout prints the physical layout of an SSTable: the Data.db chunk table
+// (file offset, stored size, uncompressed range, ratio, checksum), the
+// partitions with their Data.db offsets and sizes and Index.db offsets, and
+// with a key, that partition's promoted index blocks. The output depends on
+// the files only (no paths, times or sizes of the machine), so it is
+// stable enough for golden tests.
+func Layout(env *Env, opts LayoutOptions) error {
+	desc, err := resolveSSTable(opts.SSTable)
+	if err != nil {
+		return err
+	}
+	table, err := loadTable(opts.Schema, opts.Table)
+	if err != nil {
+		return err
+	}
+	r, err := openSSTable(desc, table)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	table = r.Table()
+	var key []byte
+	if opts.Key != "" {
+		if key, err = parseKey(table, opts.Key); err != nil {
+			return Usagef("-k %q: %v", opts.Key, err)
+		}
+	}
+	w := bufio.NewWriter(env.stdout())
+	fmt.Fprintf(w, "SSTable %s (version %s, generation %d)\n", strings.TrimSuffix(desc.Filename(""), "-"), desc.Version, desc.Generation)
+	if err := writeChunkTable(w, desc); err != nil {
+		return err
+	}
+	if err := writePartitions(w, r, table, key, opts.Key); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// writeChunkTable prints the chunks of Data.db from CompressionInfo.db
+// (compressed) or CRC.db (uncompressed), with each chunk's checksum.
+func writeChunkTable(w io.Writer, desc sstables.Descriptor) error {
+	dataPath := desc.Path(sstables.ComponentData)
+	f, err := os.Open(dataPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := st.Size()
+	if fileExists(desc.Path(sstables.ComponentCompressionInfo)) {
+		ci, err := sstables.ReadCompressionInfo(nil, desc)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "Data.db: %d bytes on disk, %d uncompressed, %s, chunk length %d, %d chunks\n\n",
+			size, ci.DataLength, ci.ClassName, ci.ChunkLength, len(ci.ChunkOffsets))
+		fmt.Fprintf(w, "%6s %12s %10s %25s %7s %10s\n", "chunk", "offset", "stored", "uncompressed", "ratio", "checksum")
+		var trailer [4]byte
+		for i := range ci.ChunkOffsets {
+			off, length := ci.ChunkSpan(i, size)
+			start := int64(i) * int64(ci.ChunkLength)
+			n := int64(ci.ChunkDataLength(i))
+			sum := "-"
+			if length >= 4 && off+length <= size {
+				if _, err := f.ReadAt(trailer[:], off+length-4); err != nil {
+					return sstables.Corruptf(dataPath, string(sstables.ComponentData), off+length-4, "chunk %d checksum unreadable: %v", i, err)
+				}
+				sum = fmt.Sprintf("0x%08x", binary.BigEndian.Uint32(trailer[:]))
+			}
+			fmt.Fprintf(w, "%6d %12d %10d %25s %7.3f %10s\n", i, off, length-4,
+				fmt.Sprintf("[%d, %d)", start, start+n), ratio(length-4, n), sum)
+		}
+		fmt.Fprintln(w)
+		return nil
+	}
+	fmt.Fprintf(w, "Data.db: %d bytes, uncompressed\n", size)
+	if !fileExists(desc.Path(sstables.ComponentCRC)) {
+		fmt.Fprintf(w, "(no CRC.db: chunk checksums not recorded)\n\n")
+		return nil
+	}
+	crc, err := sstables.ReadCRC(nil, desc)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "CRC.db: %d chunks of %d bytes\n\n", len(crc.Checksums), crc.ChunkSize)
+	fmt.Fprintf(w, "%6s %12s %10s %10s\n", "chunk", "offset", "length", "checksum")
+	for i, sum := range crc.Checksums {
+		off := int64(i) * int64(crc.ChunkSize)
+		n := min(int64(crc.ChunkSize), max(size-off, 0))
+		fmt.Fprintf(w, "%6d %12d %10d 0x%08x\n", i, off, n, sum)
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// layoutEntry is one Index.db entry in version-neutral form.
+type layoutEntry struct {
+	indexOffset int64
+	key         []byte
+	position    int64
+	deletion    mutation.DeletionTime
+	blocks      []layoutBlock
+}
+
+type layoutBlock struct {
+	offset, width int64
+	first, last   string
+	openMarker    string
+}
+
+// indexEntries walks Index.db of an mc or la reader.
+func indexEntries(r sstables.Reader, t *schema.Table, fn func(e *layoutEntry) error) error {
+	var e layoutEntry
+	switch r := r.(type) {
+	case *mc.Reader:
+		return r.Index(func(ie *mc.IndexEntry) error {
+			e = layoutEntry{indexOffset: ie.Offset, key: ie.Key, position: ie.Position, deletion: mutation.Live, blocks: e.blocks[:0]}
+			if pi := ie.Promoted; pi != nil {
+				e.deletion = pi.Deletion
+				for _, b := range pi.Blocks {
+					lb := layoutBlock{offset: b.Offset, width: b.Width,
+						first: formatBound(t, b.FirstKind, b.First), last: formatBound(t, b.LastKind, b.Last), openMarker: "-"}
+					if b.OpenMarker != nil {
+						lb.openMarker = formatDeletion(*b.OpenMarker)
+					}
+					e.blocks = append(e.blocks, lb)
+				}
+			}
+			return fn(&e)
+		})
+	case *la.Reader:
+		return r.Index(func(ie *la.IndexEntry) error {
+			e = layoutEntry{indexOffset: ie.Offset, key: ie.Key, position: ie.Position, deletion: ie.Deletion, blocks: e.blocks[:0]}
+			for _, b := range ie.Blocks {
+				e.blocks = append(e.blocks, layoutBlock{offset: b.Offset, width: b.Width,
+					first: "0x" + hex.EncodeToString(b.FirstName), last: "0x" + hex.EncodeToString(b.LastName), openMarker: "-"})
+			}
+			return fn(&e)
+		})
+	}
+	return fmt.Errorf("no index reader for %T", r)
+}
+
+// writePartitions prints every partition (or the one with key) with its
+// offsets, size and promoted index.
+func writePartitions(w io.Writer, r sstables.Reader, t *schema.Table, key []byte, keyText string) error {
+	dataLen := int64(-1)
+	if dl, ok := r.(interface{ DataLength() int64 }); ok {
+		dataLen = dl.DataLength()
+	}
+	// A partition's size is the distance to the next one's position, so
+	// the table lags one entry behind the index walk.
+	var prev *layoutEntry
+	found := false
+	n := 0
+	emit := func(e *layoutEntry, end int64) {
+		if key != nil {
+			if !bytes.Equal(e.key, key) {
+				return
+			}
+			found = true
+			writePromoted(w, t, e, end)
+			return
+		}
+		if n == 0 {
+			fmt.Fprintf(w, "%9s %12s %10s %12s %7s  %s\n", "partition", "data offset", "size", "index offset", "blocks", "key")
+		}
+		fmt.Fprintf(w, "%9d %12d %10s %12d %7d  %s\n", n, e.position, sizeText(e.position, end), e.indexOffset, len(e.blocks), mutation.FormatKey(t, e.key))
+		n++
+	}
+	err := indexEntries(r, t, func(e *layoutEntry) error {
+		if prev != nil {
+			emit(prev, e.position)
+		}
+		cp := *e
+		cp.key = append([]byte(nil), e.key...)
+		cp.blocks = append([]layoutBlock(nil), e.blocks...)
+		prev = &cp
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if prev != nil {
+		emit(prev, dataLen)
+	}
+	if key != nil && !found {
+		return fmt.Errorf("key %q: no such partition in the SSTable", keyText)
+	}
+	if key == nil {
+		fmt.Fprintf(w, "\n%d partitions\n", n)
+	}
+	return nil
+}
+
+func sizeText(start, end int64) string {
+	if end < 0 {
+		return "?"
+	}
+	return fmt.Sprint(end - start)
+}
+
+// writePromoted prints one partition's entry and its promoted index
+// blocks.
+func writePromoted(w io.Writer, t *schema.Table, e *layoutEntry, end int64) {
+	fmt.Fprintf(w, "Partition %s\n", mutation.FormatKey(t, e.key))
+	fmt.Fprintf(w, "  Data.db offset %d, size %s; Index.db offset %d\n", e.position, sizeText(e.position, end), e.indexOffset)
+	fmt.Fprintf(w, "  partition deletion: %s\n", formatDeletion(e.deletion))
+	if len(e.blocks) == 0 {
+		fmt.Fprintf(w, "  no promoted index (the partition fits one index block)\n")
+		return
+	}
+	fmt.Fprintf(w, "  promoted index: %d blocks\n", len(e.blocks))
+	fmt.Fprintf(w, "%7s %10s %10s  %s\n", "block", "offset", "width", "first .. last [open marker]")
+	for i, b := range e.blocks {
+		fmt.Fprintf(w, "%7d %10d %10d  %s .. %s [%s]\n", i, b.offset, b.width, b.first, b.last, b.openMarker)
+	}
+}
+
+// formatBound renders a clustering prefix with its kind.
+func formatBound(t *schema.Table, k mutation.BoundKind, c mutation.Clustering) string {
+	s := mutation.FormatClustering(t, c)
+	if k == mutation.ClusteringKind {
+		return s
+	}
+	return k.String() + s
+}
+
+func formatDeletion(d mutation.DeletionTime) string {
+	if d.IsLive() {
+		return "live"
+	}
+	return fmt.Sprintf("deleted at %d (local %d)", d.MarkedForDeleteAt, d.LocalDeletionTime)
+}
