@@ -232,7 +232,6 @@ func keyColumns(t *schema.Table) string {
 	return strings.Join(names, ", ")
 }
 
-
 // formatKeyOrHex renders a partition key for messages.
 func formatKeyOrHex(t *schema.Table, key []byte) string {
 	if t == nil {

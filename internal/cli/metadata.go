@@ -48,9 +48,9 @@ type SSTableMetadata struct {
 
 	Compression CompressionMetadata `json:"compression"`
 
-	EstimatedDroppableTombstones float64 `json:"estimated_droppable_tombstones"`
-	Level                        int32   `json:"sstable_level"`
-	RepairedAt                   int64   `json:"repaired_at"`
+	EstimatedDroppableTombstones float64                      `json:"estimated_droppable_tombstones"`
+	Level                        int32                        `json:"sstable_level"`
+	RepairedAt                   int64                        `json:"repaired_at"`
 	CommitLogIntervals           []sstables.CommitLogInterval `json:"commit_log_intervals,omitempty"`
 	ReplayPosition               *sstables.CommitLogPosition  `json:"replay_position,omitempty"`
 	Ancestors                    []int32                      `json:"ancestors,omitempty"`
