@@ -1022,6 +1022,11 @@ func (p *parser) term() (*Term, error) {
 	case tokSymbol:
 		switch t.text {
 		case "-":
+			if next := p.peekAt(1); next.kind == tokDuration && !strings.HasPrefix(next.text, "-") {
+				p.next()
+				p.next()
+				return &Term{Kind: TermDuration, Text: "-" + next.text, Pos: tp}, nil
+			}
 			if p.peekAt(1).kind == tokIdent {
 				switch strings.ToLower(p.peekAt(1).text) {
 				case "infinity":
