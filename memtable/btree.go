@@ -2,7 +2,6 @@ package memtable
 
 import (
 	"github.com/castable-db/castable/dht"
-	"github.com/castable-db/castable/mutation"
 )
 
 // btree is an insert-only B-tree of partitions ordered by (token, key), the
@@ -21,7 +20,7 @@ const (
 
 type item struct {
 	token int64
-	p     *mutation.Partition
+	e     *entry
 }
 
 type node struct {
@@ -38,24 +37,24 @@ func (n *node) search(token int64, key []byte) (int, bool) {
 	lo, hi := 0, n.n
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if dht.Compare(n.items[mid].token, n.items[mid].p.Key, token, key) < 0 {
+		if dht.Compare(n.items[mid].token, n.items[mid].e.p.Key, token, key) < 0 {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	if lo < n.n && n.items[lo].token == token && string(n.items[lo].p.Key) == string(key) {
+	if lo < n.n && n.items[lo].token == token && string(n.items[lo].e.p.Key) == string(key) {
 		return lo, true
 	}
 	return lo, false
 }
 
-// get returns the partition with the given token and key, or nil.
-func (t *btree) get(token int64, key []byte) *mutation.Partition {
+// get returns the entry with the given token and key, or nil.
+func (t *btree) get(token int64, key []byte) *entry {
 	for n := t.root; n != nil; {
 		i, found := n.search(token, key)
 		if found {
-			return n.items[i].p
+			return n.items[i].e
 		}
 		if n.leaf() {
 			return nil
@@ -65,9 +64,9 @@ func (t *btree) get(token int64, key []byte) *mutation.Partition {
 	return nil
 }
 
-// insert adds p, which must not be in the tree yet.
-func (t *btree) insert(token int64, p *mutation.Partition) {
-	it := item{token: token, p: p}
+// insert adds e, whose key must not be in the tree yet.
+func (t *btree) insert(token int64, e *entry) {
+	it := item{token: token, e: e}
 	if t.root == nil {
 		t.root = &node{}
 	}
@@ -83,7 +82,7 @@ func (t *btree) insert(token int64, p *mutation.Partition) {
 
 func (n *node) insertNonFull(it item) {
 	for {
-		i, _ := n.search(it.token, it.p.Key)
+		i, _ := n.search(it.token, it.e.p.Key)
 		if n.leaf() {
 			copy(n.items[i+1:n.n+1], n.items[i:n.n])
 			n.items[i] = it
@@ -92,7 +91,7 @@ func (n *node) insertNonFull(it item) {
 		}
 		if n.children[i].n == maxItems {
 			n.splitChild(i)
-			if dht.Compare(n.items[i].token, n.items[i].p.Key, it.token, it.p.Key) < 0 {
+			if dht.Compare(n.items[i].token, n.items[i].e.p.Key, it.token, it.e.p.Key) < 0 {
 				i++
 			}
 		}
@@ -126,20 +125,20 @@ func (n *node) splitChild(i int) {
 	n.n++
 }
 
-// ascend calls fn for every partition in order until fn returns false.
-func (t *btree) ascend(fn func(*mutation.Partition) bool) bool {
+// ascend calls fn for every entry in order until fn returns false.
+func (t *btree) ascend(fn func(*entry) bool) bool {
 	if t.root == nil {
 		return true
 	}
 	return t.root.ascend(fn)
 }
 
-func (n *node) ascend(fn func(*mutation.Partition) bool) bool {
+func (n *node) ascend(fn func(*entry) bool) bool {
 	for i := 0; i < n.n; i++ {
 		if !n.leaf() && !n.children[i].ascend(fn) {
 			return false
 		}
-		if !fn(n.items[i].p) {
+		if !fn(n.items[i].e) {
 			return false
 		}
 	}

@@ -26,18 +26,18 @@ func TestBtreeOrderAndLookup(t *testing.T) {
 				continue
 			}
 			seen[string(k)] = true
-			p := &mutation.Partition{Key: k, Token: dht.Token(k)}
-			if tr.get(p.Token, k) != nil {
+			e := &entry{p: mutation.Partition{Key: k, Token: dht.Token(k)}}
+			if tr.get(e.p.Token, k) != nil {
 				t.Fatalf("n=%d: key %x found before insertion", n, k)
 			}
-			tr.insert(p.Token, p)
-			want = append(want, p)
+			tr.insert(e.p.Token, e)
+			want = append(want, &e.p)
 		}
 		sort.Slice(want, func(i, j int) bool {
 			return dht.Compare(want[i].Token, want[i].Key, want[j].Token, want[j].Key) < 0
 		})
 		var got []*mutation.Partition
-		tr.ascend(func(p *mutation.Partition) bool { got = append(got, p); return true })
+		tr.ascend(func(e *entry) bool { got = append(got, &e.p); return true })
 		if len(got) != len(want) || tr.length != n {
 			t.Fatalf("n=%d: got %d partitions (length %d)", n, len(got), tr.length)
 		}
@@ -53,10 +53,10 @@ func TestBtreeEqualTokensOrderByKey(t *testing.T) {
 	var tr btree
 	keys := [][]byte{{3}, {1}, {2}, {1, 0}, {}}
 	for _, k := range keys {
-		tr.insert(42, &mutation.Partition{Key: k, Token: 42})
+		tr.insert(42, &entry{p: mutation.Partition{Key: k, Token: 42}})
 	}
 	var got []string
-	tr.ascend(func(p *mutation.Partition) bool { got = append(got, string(p.Key)); return true })
+	tr.ascend(func(e *entry) bool { got = append(got, string(e.p.Key)); return true })
 	want := []string{"", "\x01", "\x01\x00", "\x02", "\x03"}
 	for i := range want {
 		if got[i] != want[i] {

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,8 +55,11 @@ type Memtable struct {
 	shift   uint
 	shards  []shard
 
-	frozen    atomic.Bool
-	dataBytes atomic.Int64
+	frozen     atomic.Bool
+	freezeOnce sync.Once
+	frozenView *Frozen
+	freezeErr  error
+	dataBytes  atomic.Int64
 	memBytes  atomic.Int64
 	applied   atomic.Int64
 }
@@ -65,7 +69,21 @@ type shard struct {
 	tree  btree
 	slab  slab
 	stats *mutation.Stats
-	_     [64]byte // keep neighbouring shard locks off one cache line
+	// withDeletions are the entries holding deletions, purged of the data
+	// they shadow when the memtable is frozen.
+	withDeletions []*entry
+	_             [64]byte // keep neighbouring shard locks off one cache line
+}
+
+// entry is a partition held by the memtable with what the memtable tracks
+// about it.
+type entry struct {
+	p mutation.Partition
+	// size is the partition's data size (see DataSize).
+	size int64
+	// deletions is set once the partition holds a deletion, so Freeze
+	// knows which partitions may hold shadowed data.
+	deletions bool
 }
 
 // New returns an empty memtable for table t.
@@ -111,6 +129,9 @@ func (m *Memtable) shardOf(token int64) *shard {
 // it and its buffers as soon as Apply returns. The token is computed from the
 // key (p.Token is ignored). Rows and markers must be in clustering order and
 // cells in column order, as mutation.Builder and the cql package produce them.
+//
+// Apply costs O(size of p · log(rows of the partition)): appending rows to a
+// large partition in clustering order stays cheap.
 func (m *Memtable) Apply(p *mutation.Partition) error {
 	if len(p.Key) > 0xFFFF {
 		return fmt.Errorf("memtable: partition key of %d bytes exceeds Cassandra's 65535-byte limit", len(p.Key))
@@ -125,33 +146,71 @@ func (m *Memtable) Apply(p *mutation.Partition) error {
 	memBefore := s.slab.allocated
 	s.stats.AddPartition(p)
 
-	cp := s.slab.copyPartition(p)
-	cp.Token = token
 	var delta int64
-	if old := s.tree.get(token, cp.Key); old != nil {
-		before := dataSize(old)
-		if err := mutation.Merge(m.table, old, cp, int32(m.now().Unix())); err != nil {
+	if e := s.tree.get(token, p.Key); e != nil {
+		cp := s.slab.copyPartition(p)
+		cp.Token = token
+		var err error
+		if delta, err = m.merge(e, cp); err != nil {
 			return fmt.Errorf("memtable: %w", err)
 		}
-		if !m.noPurge && hasDeletions(old) {
-			if err := mutation.PurgeShadowed(m.table, old); err != nil {
-				return fmt.Errorf("memtable: %w", err)
-			}
+		if !m.noPurge && !e.deletions && hasDeletions(cp) {
+			e.deletions = true
+			s.withDeletions = append(s.withDeletions, e)
 		}
-		delta = dataSize(old) - before
 	} else {
-		if !m.noPurge && hasDeletions(cp) {
-			if err := mutation.PurgeShadowed(m.table, cp); err != nil {
-				return fmt.Errorf("memtable: %w", err)
-			}
+		e := s.slab.newEntry()
+		s.slab.copyPartitionTo(&e.p, p)
+		e.p.Token = token
+		e.size = dataSize(&e.p)
+		delta = e.size
+		if !m.noPurge && hasDeletions(&e.p) {
+			e.deletions = true
+			s.withDeletions = append(s.withDeletions, e)
 		}
-		s.tree.insert(token, cp)
-		delta = dataSize(cp)
+		s.tree.insert(token, e)
 	}
 	m.dataBytes.Add(delta)
 	m.memBytes.Add(s.slab.allocated - memBefore)
 	m.applied.Add(1)
 	return nil
+}
+
+// merge merges the update cp into the entry e and returns the change of its
+// data size, measured on the rows cp touches only (found by binary search),
+// so that a large partition costs no full scan per update.
+func (m *Memtable) merge(e *entry, cp *mutation.Partition) (int64, error) {
+	t := m.table
+	old := &e.p
+	before := rowDataSize(&old.Static) + markersDataSize(old.Markers)
+	for i := range cp.Rows {
+		if r := findRow(t, old.Rows, cp.Rows[i].Clustering); r != nil {
+			before += rowDataSize(r)
+		}
+	}
+	if err := mutation.Merge(t, old, cp, int32(m.now().Unix())); err != nil {
+		return 0, err
+	}
+	after := rowDataSize(&old.Static) + markersDataSize(old.Markers)
+	for i := range cp.Rows {
+		if r := findRow(t, old.Rows, cp.Rows[i].Clustering); r != nil {
+			after += rowDataSize(r)
+		}
+	}
+	e.size += after - before
+	return after - before, nil
+}
+
+// findRow returns the row of rows (in clustering order) with clustering c,
+// or nil.
+func findRow(t *schema.Table, rows []mutation.Row, c mutation.Clustering) *mutation.Row {
+	i, found := slices.BinarySearchFunc(rows, c, func(r mutation.Row, c mutation.Clustering) int {
+		return mutation.CompareClusterings(t, r.Clustering, c)
+	})
+	if !found {
+		return nil
+	}
+	return &rows[i]
 }
 
 // hasDeletions reports whether p holds anything that can shadow other data
@@ -189,21 +248,36 @@ func (m *Memtable) MemoryUsed() int64 { return m.memBytes.Load() }
 func (m *Memtable) Applied() int64 { return m.applied.Load() }
 
 // Freeze ends the writes: Apply fails with ErrFrozen from now on, and the
-// returned Frozen reads the partitions in SSTable order. Calling Freeze again
-// returns an equivalent Frozen.
+// returned Frozen reads the partitions in SSTable order. Partitions holding
+// deletions are cleaned of the data those shadow (mutation.PurgeShadowed),
+// as Cassandra's flush does, so a frozen partition is exactly what a flush
+// writes; a partition whose deletions cannot be applied (malformed range
+// tombstone markers) makes Ascend fail. Calling Freeze again returns the
+// same Frozen.
 func (m *Memtable) Freeze() *Frozen {
-	m.frozen.Store(true)
-	f := &Frozen{m: m, stats: mutation.NewStats(m.table)}
-	// Taking every shard lock once waits for in-flight Applies; any later
-	// Apply sees the frozen flag under its shard lock.
-	for i := range m.shards {
-		s := &m.shards[i]
-		s.mu.Lock()
-		f.partitions += int64(s.tree.length)
-		f.stats.Merge(s.stats)
-		s.mu.Unlock()
-	}
-	return f
+	m.freezeOnce.Do(func() {
+		m.frozen.Store(true)
+		f := &Frozen{m: m, stats: mutation.NewStats(m.table)}
+		// Taking every shard lock once waits for in-flight Applies; any
+		// later Apply sees the frozen flag under its shard lock.
+		for i := range m.shards {
+			s := &m.shards[i]
+			s.mu.Lock()
+			f.partitions += int64(s.tree.length)
+			f.stats.Merge(s.stats)
+			for _, e := range s.withDeletions {
+				if err := mutation.PurgeShadowed(m.table, &e.p); err != nil && m.freezeErr == nil {
+					m.freezeErr = fmt.Errorf("memtable: %w", err)
+				}
+				size := dataSize(&e.p)
+				m.dataBytes.Add(size - e.size)
+				e.size = size
+			}
+			s.mu.Unlock()
+		}
+		m.frozenView = f
+	})
+	return m.frozenView
 }
 
 // Frozen is an immutable memtable, ready to be flushed. It stays valid (and
@@ -239,10 +313,13 @@ func (f *Frozen) MemoryUsed() int64 { return f.m.MemoryUsed() }
 // until fn returns false or an error. The partitions belong to the memtable:
 // fn must not modify or keep them beyond the memtable's life.
 func (f *Frozen) Ascend(fn func(p *mutation.Partition) error) error {
+	if f.m.freezeErr != nil {
+		return f.m.freezeErr
+	}
 	var err error
 	for i := range f.m.shards {
-		f.m.shards[i].tree.ascend(func(p *mutation.Partition) bool {
-			err = fn(p)
+		f.m.shards[i].tree.ascend(func(e *entry) bool {
+			err = fn(&e.p)
 			return err == nil
 		})
 		if err != nil {
@@ -255,5 +332,8 @@ func (f *Frozen) Ascend(fn func(p *mutation.Partition) error) error {
 // Get returns the partition with the given serialized key, or nil.
 func (f *Frozen) Get(key []byte) *mutation.Partition {
 	token := dht.Token(key)
-	return f.m.shardOf(token).tree.get(token, key)
+	if e := f.m.shardOf(token).tree.get(token, key); e != nil {
+		return &e.p
+	}
+	return nil
 }

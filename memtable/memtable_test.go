@@ -233,3 +233,85 @@ func BenchmarkApply(b *testing.B) {
 		}
 	}
 }
+
+// wideTable is (pk int, ck int, v blob, PRIMARY KEY (pk, ck)).
+func wideTable(t testing.TB) *schema.Table {
+	t.Helper()
+	tbl, err := schema.NewTable("ks", "wide", []schema.ColumnDef{
+		{Name: "pk", Type: schema.Int, Kind: schema.PartitionKey},
+		{Name: "ck", Type: schema.Int, Kind: schema.ClusteringKey},
+		{Name: "v", Type: schema.Blob, Kind: schema.Regular},
+	}, schema.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+func wideRow(p *mutation.Partition, tbl *schema.Table, pk, ck int32, value []byte, ts int64) {
+	onePartition(p, tbl, intKey(pk), value, ts)
+	p.Rows[0].Clustering = mutation.Clustering{intKey(ck)}
+}
+
+// TestDataSizeIsExact: after inserts, overwrites with values of other
+// sizes and deletions, DataSize equals the size of what the frozen
+// memtable holds.
+func TestDataSizeIsExact(t *testing.T) {
+	tbl := wideTable(t)
+	m := New(tbl, Options{Shards: 4})
+	var p mutation.Partition
+	for i := 0; i < 3000; i++ {
+		ck := int32((i * 7919) % 500)
+		wideRow(&p, tbl, int32(i%7), ck, make([]byte, i%37), int64(i))
+		if err := m.Apply(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	del := mutation.Partition{Key: intKey(3), Deletion: mutation.DeletionTime{MarkedForDeleteAt: 1500, LocalDeletionTime: 10}, Static: mutation.NewRow(nil)}
+	if err := m.Apply(&del); err != nil {
+		t.Fatal(err)
+	}
+	f := m.Freeze()
+	var want int64
+	for _, p := range collect(t, f) {
+		want += dataSize(p)
+		for i := 1; i < len(p.Rows); i++ {
+			if mutation.CompareClusterings(tbl, p.Rows[i-1].Clustering, p.Rows[i].Clustering) >= 0 {
+				t.Fatal("rows out of clustering order")
+			}
+		}
+		if string(p.Key) == string(intKey(3)) {
+			for _, r := range p.Rows {
+				if r.Cells[0].Timestamp <= 1500 {
+					t.Fatalf("row written at %d survived the partition deletion at 1500", r.Cells[0].Timestamp)
+				}
+			}
+		}
+	}
+	if got := m.DataSize(); got != want {
+		t.Fatalf("DataSize %d, what is held %d", got, want)
+	}
+}
+
+// BenchmarkApplyWidePartition appends rows in clustering order to one
+// partition: the cost per row must not grow with the partition.
+func BenchmarkApplyWidePartition(b *testing.B) {
+	tbl := wideTable(b)
+	value := make([]byte, 100)
+	var p mutation.Partition
+	m := New(tbl, Options{})
+	b.ReportAllocs()
+	b.SetBytes(int64(len(value) + 4))
+	key, ckBuf := intKey(0), make([]byte, 4)
+	clustering := mutation.Clustering{ckBuf}
+	ck := uint32(0)
+	for b.Loop() {
+		binary.BigEndian.PutUint32(ckBuf, ck)
+		onePartition(&p, tbl, key, value, int64(ck))
+		p.Rows[0].Clustering = clustering
+		ck++
+		if err := m.Apply(&p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

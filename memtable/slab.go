@@ -11,6 +11,7 @@ import (
 // partition costs no allocation in steady state. Nothing is ever freed
 // individually; the whole slab goes away with the memtable.
 type slab struct {
+	entries    []entry
 	partitions []mutation.Partition
 	rows       []mutation.Row
 	cells      []mutation.Cell
@@ -39,6 +40,7 @@ const (
 )
 
 var (
+	sizeofEntry     = int64(unsafe.Sizeof(entry{}))
 	sizeofPartition = int64(unsafe.Sizeof(mutation.Partition{}))
 	sizeofRow       = int64(unsafe.Sizeof(mutation.Row{}))
 	sizeofCell      = int64(unsafe.Sizeof(mutation.Cell{}))
@@ -118,9 +120,20 @@ func (s *slab) copyRow(dst, src *mutation.Row) {
 	copy(dst.ComplexDeletions, src.ComplexDeletions)
 }
 
+// newEntry returns a zeroed entry held by the slab.
+func (s *slab) newEntry() *entry {
+	return &takeN(s, &s.entries, 1, sizeofEntry)[0]
+}
+
 // copyPartition returns a deep copy of p whose memory belongs to the slab.
 func (s *slab) copyPartition(p *mutation.Partition) *mutation.Partition {
 	out := &takeN(s, &s.partitions, 1, sizeofPartition)[0]
+	s.copyPartitionTo(out, p)
+	return out
+}
+
+// copyPartitionTo deep-copies p into out with memory from the slab.
+func (s *slab) copyPartitionTo(out, p *mutation.Partition) {
 	out.Key = s.copyBytes(p.Key)
 	out.Token = p.Token
 	out.Deletion = p.Deletion
@@ -135,18 +148,22 @@ func (s *slab) copyPartition(p *mutation.Partition) *mutation.Partition {
 		*m = p.Markers[i]
 		m.Clustering = s.copyClustering(m.Clustering)
 	}
-	return out
 }
 
 // dataSize is the number of bytes of keys, values, paths and clustering
 // values p holds: the logical size the byte accounting reports.
 func dataSize(p *mutation.Partition) int64 {
-	n := int64(len(p.Key)) + rowDataSize(&p.Static)
+	n := int64(len(p.Key)) + rowDataSize(&p.Static) + markersDataSize(p.Markers)
 	for i := range p.Rows {
 		n += rowDataSize(&p.Rows[i])
 	}
-	for i := range p.Markers {
-		for _, v := range p.Markers[i].Clustering {
+	return n
+}
+
+func markersDataSize(markers []mutation.RangeTombstoneMarker) int64 {
+	var n int64
+	for i := range markers {
+		for _, v := range markers[i].Clustering {
 			n += int64(len(v))
 		}
 	}
