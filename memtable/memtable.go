@@ -60,8 +60,8 @@ type Memtable struct {
 	frozenView *Frozen
 	freezeErr  error
 	dataBytes  atomic.Int64
-	memBytes  atomic.Int64
-	applied   atomic.Int64
+	memBytes   atomic.Int64
+	applied    atomic.Int64
 }
 
 type shard struct {
