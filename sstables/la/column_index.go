@@ -42,7 +42,7 @@ type columnIndex struct {
 func (c *columnIndex) reset() {
 	c.inBlock, c.lastClosed = false, false
 	c.startPos, c.endPos, c.size = 0, 0, 0
-	c.first, c.last = c.first[:0], c.last[:0]
+	c.first, c.last = c.first[:0], nil
 	c.atoms = 0
 	c.tombstones = c.tombstones[:0]
 	c.open = c.open[:0]
@@ -90,7 +90,10 @@ func (c *columnIndex) add(a *atom) {
 		c.endPos += n
 		c.size += n
 	}
-	c.last = append(c.last[:0], a.name...)
+	// The last name is only referenced: names stay valid until the
+	// partition ends or, for staged cells, until the next flush, and a
+	// block copies its names when it closes.
+	c.last = a.name
 	c.lastClosed = false
 	if c.size >= c.blockSize {
 		c.closeBlock()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/castable-db/castable/checksummer"
 	"github.com/castable-db/castable/compress"
@@ -214,7 +215,7 @@ func (w *Writer) StartPartition(p *mutation.Partition) error {
 		return w.fail(fmt.Errorf("%w: StartPartition inside a partition or after Finish", errWriterState))
 	}
 	h1, h2 := dht.Murmur3(p.Key)
-	token := dht.Token(p.Key)
+	token := tokenOf(p.Key, h1)
 	if w.parts > 0 && dht.Compare(w.prevToken, w.prevKey, token, p.Key) >= 0 {
 		return w.fail(fmt.Errorf("la: partition %x (token %d) does not come after %x (token %d)", p.Key, token, w.prevKey, w.prevToken))
 	}
@@ -458,3 +459,15 @@ func (w *Writer) Abort() error {
 }
 
 var _ sstables.Writer = (*Writer)(nil)
+
+// tokenOf is dht.Token(key) from the key's already computed Murmur3 h1.
+func tokenOf(key []byte, h1 uint64) int64 {
+	switch t := int64(h1); {
+	case len(key) == 0:
+		return dht.MinToken
+	case t == math.MinInt64:
+		return math.MaxInt64
+	default:
+		return t
+	}
+}
