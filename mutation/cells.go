@@ -103,7 +103,7 @@ func (r *Row) ColumnRange(start int, col *schema.Column) (i, j int) {
 		i++
 	}
 	j = i
-	for j < len(r.Cells) && r.Cells[j].Column == col {
+	for j < len(r.Cells) && compareColumns(r.Cells[j].Column, col) == 0 {
 		j++
 	}
 	return i, j

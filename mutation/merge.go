@@ -189,32 +189,30 @@ func MergeRows(dst, src *Row, nowInSec int32) error {
 	acd, bcd := dst.ComplexDeletions, src.ComplexDeletions
 	for len(a) > 0 || len(b) > 0 || len(acd) > 0 || len(bcd) > 0 {
 		col := nextColumn(a, b, acd, bcd)
-		ai, aj := columnSpan(a, col)
-		bi, bj := columnSpan(b, col)
-		if !col.Type.IsComplex() {
-			var err error
-			if cells, err = mergeCellRuns(cells, a[ai:aj], b[bi:bj], effective, nowInSec, col); err != nil {
-				return err
-			}
-		} else {
-			colDel := Live
-			if len(acd) > 0 && acd[0].Column == col {
-				colDel = acd[0].Deletion
+		aj := columnSpan(a, col)
+		bj := columnSpan(b, col)
+		colDel := effective
+		if col.Type.IsComplex() {
+			cd := Live
+			if len(acd) > 0 && compareColumns(acd[0].Column, col) == 0 {
+				cd = acd[0].Deletion
 				acd = acd[1:]
 			}
-			if len(bcd) > 0 && bcd[0].Column == col {
-				colDel = MaxDeletion(colDel, bcd[0].Deletion)
+			if len(bcd) > 0 && compareColumns(bcd[0].Column, col) == 0 {
+				cd = MaxDeletion(cd, bcd[0].Deletion)
 				bcd = bcd[1:]
 			}
-			if colDel.Supersedes(effective) {
-				cds = append(cds, ComplexDeletion{Column: col, Deletion: colDel})
-			} else {
-				colDel = effective
+			if cd.Supersedes(effective) {
+				cds = append(cds, ComplexDeletion{Column: col, Deletion: cd})
+				colDel = cd
 			}
-			var err error
-			if cells, err = mergeCellRuns(cells, a[ai:aj], b[bi:bj], colDel, nowInSec, col); err != nil {
-				return err
-			}
+		} else if aj == 0 && bj == 0 {
+			// Only possible when the heads are out of canonical order.
+			return fmt.Errorf("column %s: cells or complex deletions not in canonical order", col.Name)
+		}
+		var err error
+		if cells, err = mergeCellRuns(cells, a[:aj], b[:bj], colDel, nowInSec, col); err != nil {
+			return err
 		}
 		a, b = a[aj:], b[bj:]
 	}
@@ -246,13 +244,14 @@ func nextColumn(a, b []Cell, acd, bcd []ComplexDeletion) *schema.Column {
 	return col
 }
 
-// columnSpan returns the run of cells of col at the head of cells.
-func columnSpan(cells []Cell, col *schema.Column) (int, int) {
+// columnSpan returns the length of the run of cells of col at the head of
+// cells.
+func columnSpan(cells []Cell, col *schema.Column) int {
 	j := 0
-	for j < len(cells) && cells[j].Column == col {
+	for j < len(cells) && compareColumns(cells[j].Column, col) == 0 {
 		j++
 	}
-	return 0, j
+	return j
 }
 
 // mergeCellRuns merges two path-ordered runs of cells of one column,

@@ -133,7 +133,7 @@ func filterCells(r *Row, del DeletionTime, covering bool) {
 			for ci < len(cds) && compareColumns(cds[ci].Column, c.Column) < 0 {
 				ci++
 			}
-			if ci < len(cds) && cds[ci].Column == c.Column {
+			if ci < len(cds) && compareColumns(cds[ci].Column, c.Column) == 0 {
 				d = MaxDeletion(d, cds[ci].Deletion)
 			}
 		}
