@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/big"
+	"math/bits"
 	"net/netip"
 )
 
@@ -167,14 +168,11 @@ func appendUvint(dst []byte, v uint64) []byte {
 }
 
 func uvintSize(v uint64) int {
-	bits := 64
-	for x := v | 1; x&(1<<63) == 0; x <<= 1 {
-		bits--
-	}
-	if bits > 56 {
+	n := 64 - bits.LeadingZeros64(v|1) // significant bits
+	if n > 56 {
 		return 9
 	}
-	return (bits + 6) / 7
+	return (n + 6) / 7
 }
 
 // appendSignedVint appends zigzag(v) as an unsigned vint.
