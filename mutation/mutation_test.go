@@ -612,3 +612,17 @@ func TestUnfilteredNoAllocation(t *testing.T) {
 		t.Fatal("the zero row should be empty")
 	}
 }
+
+func TestMergeRowsAcrossTableInstances(t *testing.T) {
+	t1, t2 := ckTable(t), ckTable(t)
+	a := insertRow(t1, 1, 10, 1)
+	a.ComplexDeletions = []ComplexDeletion{{Column: t1.Column("l"), Deletion: del(5, 1)}}
+	b := insertRow(t2, 1, 20, 2)
+	b.ComplexDeletions = []ComplexDeletion{{Column: t2.Column("l"), Deletion: del(6, 1)}}
+	if err := MergeRows(&a, &b, 0); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Cells) != 1 || a.Cells[0].Timestamp != 20 || len(a.ComplexDeletions) != 1 || a.ComplexDeletions[0].Deletion != del(6, 1) {
+		t.Fatalf("merged %+v", a)
+	}
+}
