@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/castable-db/castable/mutation"
@@ -343,5 +344,60 @@ func TestExpiredFlag(t *testing.T) {
 		if !strings.Contains(out.String(), c.want) || strings.Contains(out.String(), "position") {
 			t.Errorf("now %d: %s", c.now, out.String())
 		}
+	}
+}
+
+// TestDecodeSmallReads decodes every small corpus document through readers
+// that return one byte or half the buffer at a time, so every token
+// straddles a refill of the scanner's window, and compares with a whole
+// read.
+func TestDecodeSmallReads(t *testing.T) {
+	for _, c := range append(mcWriteCases(t), expectedCases(t)...) {
+		doc := readFile(t, c.json)
+		if len(doc) > 300_000 {
+			continue
+		}
+		want, wantPos, err := DecodeAll(bytes.NewReader(doc), c.table, DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := encodeAll(t, c, want, wantPos, EncodeOptions{Format: FormatCanonical})
+		for name, r := range map[string]io.Reader{
+			"one byte": iotest.OneByteReader(bytes.NewReader(doc)),
+			"half":     iotest.HalfReader(bytes.NewReader(doc)),
+			"data+EOF": iotest.DataErrReader(bytes.NewReader(doc)),
+		} {
+			got, gotPos, err := DecodeAll(r, c.table, DecodeOptions{})
+			if err != nil {
+				t.Fatalf("%s, %s reads: %v", c.name, name, err)
+			}
+			if out := encodeAll(t, c, got, gotPos, EncodeOptions{Format: FormatCanonical}); !bytes.Equal(out, ref) {
+				t.Fatalf("%s, %s reads: different result", c.name, name)
+			}
+		}
+	}
+	// A read error is reported, not taken for the end of the input.
+	tb := testTable(t, "CREATE TABLE ks.t (pk int, v int, PRIMARY KEY (pk))")
+	r := iotest.TimeoutReader(iotest.OneByteReader(strings.NewReader(`[{"partition": {"key": ["1"]}, "rows": []}]`)))
+	if _, _, err := DecodeAll(r, tb, DecodeOptions{}); err == nil || !errors.Is(err, iotest.ErrTimeout) {
+		t.Fatalf("read error: %v", err)
+	}
+}
+
+func TestDecodeValueLimit(t *testing.T) {
+	tb := testTable(t, "CREATE TABLE ks.t (pk int, v text, PRIMARY KEY (pk))")
+	big := strings.Repeat("x", 1<<20)
+	doc := `[{"partition": {"key": ["1"]}, "rows": [{"type": "row", "cells": [{"name": "v", "value": "` + big + `", "tstamp": 1}]}]}]`
+	if _, _, err := DecodeAll(strings.NewReader(doc), tb, DecodeOptions{MaxValueBytes: 1 << 16}); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("oversized value: %v", err)
+	}
+	parts, _, err := DecodeAll(strings.NewReader(doc), tb, DecodeOptions{})
+	if err != nil || len(parts[0].Rows[0].Cells[0].Value) != 1<<20 {
+		t.Fatalf("default limit: %v", err)
+	}
+	// Deep nesting in a skipped field is bounded too.
+	deep := `[{"partition": {"key": ["1"]}, "x": ` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `, "rows": []}]`
+	if _, _, err := DecodeAll(strings.NewReader(deep), tb, DecodeOptions{}); err == nil || !strings.Contains(err.Error(), "nested") {
+		t.Fatalf("deep nesting: %v", err)
 	}
 }

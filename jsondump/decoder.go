@@ -667,29 +667,41 @@ func (d *Decoder) readRowObject() error {
 		if err != nil || !ok {
 			return err
 		}
+		field := ""
 		switch string(key) {
 		case `"type"`:
+			field = "type"
 			r.typ, err = d.keepValue()
 		case `"clustering"`:
+			field = "clustering"
 			r.hasClust = true
 			r.clustering, err = d.readValueArray(r.clustering)
 		case `"liveness_info"`:
+			field = "liveness_info"
 			err = d.readLiveness(r)
 		case `"deletion_info"`:
+			field = "deletion_info"
 			err = d.readDeletion(&r.del)
 		case `"shadowable_deletion_info"`:
+			field = "shadowable_deletion_info"
 			err = d.readDeletion(&r.shadowDel)
 		case `"cells"`:
+			field = "cells"
 			err = d.readCells(r)
 		case `"start"`:
+			field = "start"
 			err = d.readBound(&r.start)
 		case `"end"`:
+			field = "end"
 			err = d.readBound(&r.end)
 		default:
 			err = s.skipValue()
+			if err != nil {
+				field = unquoteKey(key)
+			}
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", unquoteKey(key), err)
+			return fmt.Errorf("%s: %w", field, err)
 		}
 	}
 }
@@ -824,7 +836,7 @@ func (d *Decoder) readCells(r *rawRow) error {
 				err = d.s.skipValue()
 			}
 			if err != nil {
-				return fmt.Errorf("cell %d: %s: %w", len(r.cells), unquoteKey(key), err)
+				return fmt.Errorf("cell %d: %w", len(r.cells), err)
 			}
 		}
 		r.cells = append(r.cells, c)
