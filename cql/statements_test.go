@@ -469,3 +469,25 @@ func TestBatch(t *testing.T) {
 		t.Errorf("batch timestamps %+v %+v", ms[0].Partition.Rows[0].Liveness, ms[1].Partition.Deletion)
 	}
 }
+
+func TestCompactStorageWrites(t *testing.T) {
+	s, err := ParseSchema(`
+CREATE TABLE ks.dense (pk int, ck int, PRIMARY KEY (pk, ck)) WITH COMPACT STORAGE;
+CREATE TABLE ks.kv (k text PRIMARY KEY, a int, b text) WITH COMPACT STORAGE;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder(s, Options{Now: time.Unix(testNow, 0), DefaultTimestamp: testTS})
+	p := build(t, b, `INSERT INTO ks.dense (pk, ck) VALUES (1, 2)`)
+	r := p.Rows[0]
+	if !r.Liveness.IsEmpty() || len(r.Cells) != 1 || !r.Cells[0].Column.Hidden || r.Cells[0].Value == nil || len(r.Cells[0].Value) != 0 {
+		t.Errorf("dense compact row %+v", r)
+	}
+	p = build(t, b, `INSERT INTO ks.kv (k, a, b) VALUES ('x', 1, 'y')`)
+	if len(p.Rows) != 0 || len(p.Static.Cells) != 2 || !p.Static.Liveness.IsEmpty() {
+		t.Errorf("static compact %+v", p)
+	}
+	if _, err := b.Exec(`INSERT INTO ks.dense (pk, ck, value) VALUES (1, 2, 0x)`); err == nil {
+		t.Error("hidden column accepted")
+	}
+}
