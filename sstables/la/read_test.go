@@ -184,3 +184,42 @@ func TestGet(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteLayout describes promoted_index_read/la-1 (la-format.md §4.3):
+// the atoms with the range tombstone written four times and the five
+// promoted-index blocks, the first of zero width.
+func TestWriteLayout(t *testing.T) {
+	f := fixtures[len(fixtures)-1]
+	if f.dir != "promoted_index_read" {
+		t.Fatal("fixture order changed")
+	}
+	r, err := Open(f.desc(t), fixtureTables[f.dir].build(t), sstables.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	if err := WriteLayout(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	want := `partition 0 key=00000000 token=-3485513579396041028 data=0+313 header=18 index=0+288
+  range-tombstone offset=18 size=31 name=(0)/start end=(0)/end ts=1468923292708929
+  range-tombstone offset=49 size=31 name=(0)/start end=(0)/end ts=1468923292708929
+  cell offset=80 size=32 name=(0, 0):<marker> ts=1468923308379491
+  range-tombstone offset=112 size=31 name=(0)/start end=(0)/end ts=1468923292708929
+  cell offset=143 size=37 name=(0, 0):v ts=1468923308379491
+  range-tombstone offset=180 size=31 name=(0)/start end=(0)/end ts=1468923292708929
+  cell offset=211 size=32 name=(0, 1):<marker> ts=1468923311744298
+  range-tombstone offset=243 size=31 name=(0)/start end=(0)/end ts=1468923292708929
+  cell offset=274 size=37 name=(0, 1):v ts=1468923311744298
+  end offset=311
+  block 0 offset=18 width=0 first=(0)/start last=(0)/start
+  block 1 offset=18 width=94 first=(0, 0):<marker> last=(0, 0):<marker>
+  block 2 offset=112 width=68 first=(0, 0):v last=(0, 0):v
+  block 3 offset=180 width=63 first=(0, 1):<marker> last=(0, 1):<marker>
+  block 4 offset=243 width=68 first=(0, 1):v last=(0, 1):v
+`
+	if got := buf.String(); got != want {
+		t.Fatalf("layout:\n%s\nwant:\n%s", got, want)
+	}
+}
