@@ -575,22 +575,33 @@ func TestBuilderAllocations(t *testing.T) {
 	}
 }
 
+// BenchmarkBuilder builds single-row partitions of (pk int, v0..v9 blob)
+// with 100-byte values: allocations stay constant as cells grow.
 func BenchmarkBuilder(b *testing.B) {
-	tb := blobTable(b)
-	col := tb.Column("value")
-	bl := NewBuilder(tb)
+	defs := []schema.ColumnDef{{Name: "pk", Type: schema.Int, Kind: schema.PartitionKey}}
+	for i := 0; i < 10; i++ {
+		defs = append(defs, schema.ColumnDef{Name: "v" + strconv.Itoa(i), Type: schema.Blob, Kind: schema.Regular})
+	}
+	tb := must(schema.NewTable("ks", "kv", defs, schema.Options{}))
 	key := i32(1)
 	value := make([]byte, 100)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(key) + len(value)))
-	for b.Loop() {
-		bl.Reset(key, 1)
-		bl.StartRow(nil)
-		bl.SetLiveness(LivenessInfo{Timestamp: 1, TTL: NoTTL, LocalExpirationTime: NoDeletionTime})
-		bl.AddLiveCell(col, nil, value, 1)
-		if _, err := bl.Finish(); err != nil {
-			b.Fatal(err)
-		}
+	for _, cells := range []int{1, 10} {
+		b.Run("cells="+strconv.Itoa(cells), func(b *testing.B) {
+			bl := NewBuilder(tb)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(key) + cells*len(value)))
+			for b.Loop() {
+				bl.Reset(key, 1)
+				bl.StartRow(nil)
+				bl.SetLiveness(LivenessInfo{Timestamp: 1, TTL: NoTTL, LocalExpirationTime: NoDeletionTime})
+				for c := 0; c < cells; c++ {
+					bl.AddLiveCell(tb.Regular[c], nil, value, 1)
+				}
+				if _, err := bl.Finish(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
