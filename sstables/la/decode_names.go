@@ -70,6 +70,14 @@ func (d *nameDecoder) decode(in *input, a *legacyAtom) error {
 		if a.start.collection != a.stop.collection {
 			a.start.collection, a.stop.collection = nil, nil
 		}
+		// The start of the partition is written as an inclusive start at
+		// one empty component (an empty atom name would end the
+		// partition); it reads back as the start of the partition. Nothing
+		// but static data sorts before it, so the two are the same range.
+		if st := &a.start; d.l.compound && !st.static && st.collection == nil && st.kind == mutation.InclStartBound &&
+			len(st.prefix) == 1 && len(st.prefix[0]) == 0 && !a.isRowDeletion(d.l.rowClustering) {
+			st.prefix = mutation.Clustering{}
+		}
 		return nil
 	}
 	return d.decodeCellName(in, a)

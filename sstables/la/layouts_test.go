@@ -1,0 +1,165 @@
+package la
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/cql"
+	"github.com/castable-db/castable/jsondump"
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+)
+
+// roundTrip writes the canonical JSON doc of table as an la SSTable,
+// verifies it, reads it back and compares with doc; it returns the
+// uncompressed Data.db.
+func roundTrip(t *testing.T, table *schema.Table, doc string) []byte {
+	t.Helper()
+	parts, _, err := jsondump.DecodeAll(strings.NewReader(doc), table, jsondump.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := writeLA(t, Format{}, table, parts, t.TempDir(), compress.Params{Codec: compress.None})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, r := dumpSSTable(t, d, table)
+	if err := r.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	diff, err := jsondump.DiffBytes(table, []byte(got), []byte(doc), jsondump.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff != "" {
+		t.Fatalf("read back differs: %s\n%s", diff, got)
+	}
+	return readData(t, d)
+}
+
+// TestCompactSimpleDense: COMPACT STORAGE with one clustering column names
+// a cell by the raw clustering value (la-format.md §3.7 f) and writes a
+// row deletion as a tombstone between two raw bounds.
+func TestCompactSimpleDense(t *testing.T) {
+	table := tableFromCQL(t, `CREATE TABLE ks.sd (pk int, ck text, v int, PRIMARY KEY (pk, ck)) WITH COMPACT STORAGE;`)
+	data := roundTrip(t, table, `[{"partition":{"key":["1"]},"rows":[
+		{"type":"row","clustering":["a"],"deletion_info":{"marked_deleted":10,"local_delete_time":5},"cells":[]},
+		{"type":"row","clustering":["cl12"],"cells":[{"name":"v","value":7,"tstamp":20}]}]}]`)
+	for _, want := range [][]byte{
+		{0, 1, 'a', flagRangeTombstone, 0, 1, 'a'},                           // tombstone [a, a]
+		{0, 4, 'c', 'l', '1', '2', 0, 0, 0, 0, 0, 0, 0, 0, 0x14, 0, 0, 0, 4}, // cell "cl12", flags 0, ts 20, value of 4 bytes
+	} {
+		if !bytes.Contains(data, want) {
+			t.Errorf("Data.db lacks %x:\n%x", want, data)
+		}
+	}
+}
+
+// TestCompactSimpleSparse: COMPACT STORAGE without clustering columns
+// names cells by the raw column name; Cassandra 3.x models the declared
+// columns as static and other names as rows of the hidden column1/value.
+func TestCompactSimpleSparse(t *testing.T) {
+	table := tableFromCQL(t, `CREATE TABLE ks.ss (pk int PRIMARY KEY, cl1 int, cl2 text) WITH COMPACT STORAGE;`)
+	data := roundTrip(t, table, `[{"partition":{"key":["1"]},"rows":[
+		{"type":"static_block","cells":[{"name":"cl1","value":3,"tstamp":20},{"name":"cl2","value":"x","tstamp":20}]},
+		{"type":"row","clustering":["dyn"],"cells":[{"name":"value","value":"0x01","tstamp":21}]}]}]`)
+	for _, want := range [][]byte{{0, 3, 'c', 'l', '1', 0}, {0, 3, 'c', 'l', '2', 0}, {0, 3, 'd', 'y', 'n', 0}} {
+		if !bytes.Contains(data, want) {
+			t.Errorf("Data.db lacks %x:\n%x", want, data)
+		}
+	}
+}
+
+// TestPartitionEdgeMarkers: a range from the start of the partition and one
+// to its end (3.x range deletions ck < x, ck > y) round-trip; the start is
+// written as an empty first component with eoc START, the end as the empty
+// bound.
+func TestPartitionEdgeMarkers(t *testing.T) {
+	table := tableFromCQL(t, `CREATE TABLE ks.e (pk int, ck int, v int, PRIMARY KEY (pk, ck));`)
+	data := roundTrip(t, table, `[{"partition":{"key":["1"]},"rows":[
+		{"type":"range_tombstone_bound","start":{"type":"inclusive","deletion_info":{"marked_deleted":10,"local_delete_time":5}}},
+		{"type":"range_tombstone_bound","end":{"type":"exclusive","clustering":[3],"deletion_info":{"marked_deleted":10,"local_delete_time":5}}},
+		{"type":"row","clustering":[4],"liveness_info":{"tstamp":20},"cells":[{"name":"v","value":1,"tstamp":20}]},
+		{"type":"range_tombstone_bound","start":{"type":"exclusive","clustering":[7],"deletion_info":{"marked_deleted":11,"local_delete_time":6}}},
+		{"type":"range_tombstone_bound","end":{"type":"inclusive","deletion_info":{"marked_deleted":11,"local_delete_time":6}}}]}]`)
+	bottom := []byte{0, 3, 0, 0, eocStart, flagRangeTombstone, 0, 7, 0, 4, 0, 0, 0, 3, eocStart}
+	top := []byte{0, 7, 0, 4, 0, 0, 0, 7, eocEnd, flagRangeTombstone, 0, 0}
+	for _, want := range [][]byte{bottom, top} {
+		if !bytes.Contains(data, want) {
+			t.Errorf("Data.db lacks %x:\n%x", want, data)
+		}
+	}
+}
+
+// TestScyllaShadowableFlag: atom flag 0x40 (ScyllaDB's shadowable
+// tombstone) is a clear CorruptionError.
+func TestScyllaShadowableFlag(t *testing.T) {
+	table := tableFromCQL(t, `CREATE TABLE ks.t (pk int PRIMARY KEY, v int);`)
+	data := []byte{0, 4, 0, 0, 0, 1, 0x7f, 0xff, 0xff, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0,
+		0, 3, 0, 0, 0, flagScyllaShadow, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}
+	err := decodeStream(data, table)
+	if !errors.Is(err, sstables.ErrCorrupt) || !strings.Contains(err.Error(), "ScyllaDB shadowable") || !strings.Contains(err.Error(), "offset 23") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestUnrepresentable: data la cannot hold is an error naming the
+// partition.
+func TestUnrepresentable(t *testing.T) {
+	s, err := cql.ParseSchema(`CREATE TYPE ks.u (a int, b text);
+		CREATE TABLE ks.t (pk int, ck int, s int STATIC, u u, PRIMARY KEY (pk, ck));`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := s.Tables[0]
+	u, sc := table.Column("u"), table.Column("s")
+	ts := func(c mutation.Cell) mutation.Cell {
+		c.Timestamp, c.TTL, c.LocalDeletionTime = 1, mutation.NoTTL, mutation.NoDeletionTime
+		return c
+	}
+	row := func(cells ...mutation.Cell) mutation.Row {
+		r := mutation.NewRow(mutation.Clustering{{0, 0, 0, 1}})
+		r.Cells = cells
+		return r
+	}
+	cases := []struct {
+		name string
+		p    mutation.Partition
+		want string
+	}{
+		{"non-frozen UDT", mutation.Partition{Rows: []mutation.Row{row(ts(mutation.Cell{Column: u, Path: []byte{0, 0}, Value: []byte{0, 0, 0, 1}}))}},
+			"non-frozen user-defined type"},
+		{"shadowable", mutation.Partition{Rows: []mutation.Row{func() mutation.Row {
+			r := row()
+			r.Deletion, r.DeletionShadowable = mutation.DeletionTime{MarkedForDeleteAt: 5, LocalDeletionTime: 5}, true
+			return r
+		}()}}, "shadowable row deletion"},
+		{"static row deletion", mutation.Partition{Static: func() mutation.Row {
+			r := mutation.NewRow(nil)
+			r.Cells = []mutation.Cell{ts(mutation.Cell{Column: sc, Value: []byte{0, 0, 0, 1}})}
+			r.Deletion = mutation.DeletionTime{MarkedForDeleteAt: 5, LocalDeletionTime: 5}
+			return r
+		}()}, "static row has a row deletion"},
+		{"huge key", mutation.Partition{Key: make([]byte, 70000)}, "exceeds la's limit"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := c.p
+			if p.Key == nil {
+				p.Key = []byte{0, 0, 0, 7}
+			}
+			p.Deletion = mutation.Live
+			if p.Static.Cells == nil && p.Static.Deletion == (mutation.DeletionTime{}) {
+				p.Static = mutation.NewRow(nil)
+			}
+			_, err := writeLA(t, Format{}, table, []*mutation.Partition{&p}, t.TempDir(), compress.Params{})
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "partition ") {
+				t.Fatalf("got %v, want an error naming the partition and %q", err, c.want)
+			}
+		})
+	}
+}
