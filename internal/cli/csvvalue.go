@@ -81,6 +81,9 @@ func csvParser(col *schema.Column) (func(dst []byte, s string) ([]byte, error), 
 			if err != nil {
 				return dst, err
 			}
+			if arr, ok := v.([]any); ok && len(arr) == 0 && (t.Kind == schema.KindMap || t.Kind == schema.KindUDT) {
+				v = map[string]any{} // {} is an empty map too
+			}
 			b, err := t.FromJSON(v)
 			if err != nil {
 				return dst, err

@@ -1,0 +1,238 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/castable-db/castable/jsondump"
+)
+
+// writeBenchSchema writes BenchmarkSchema (plus options) into dir.
+func writeBenchSchema(t testing.TB, dir, with string) string {
+	t.Helper()
+	path := filepath.Join(dir, "schema.cql")
+	s := BenchmarkSchema
+	if with != "" {
+		s = strings.TrimSuffix(strings.TrimSpace(s), ";") + " WITH " + with + ";\n"
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// generateCSV writes n generated rows into dir/rows.csv.
+func generateCSV(t testing.TB, dir string, n int64, perPartition int) string {
+	t.Helper()
+	path := filepath.Join(dir, "rows.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := GenerateCSV(&Env{Stdout: f}, n, perPartition); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// countRows dumps the SSTables of dir and counts partitions and rows.
+func countRows(t *testing.T, dir, schemaFile string) (partitions, rows int) {
+	t.Helper()
+	descs, err := resolveSSTables([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := loadTable(schemaFile, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range descs {
+		var out bytes.Buffer
+		if err := Dump(&Env{Stdout: &out}, DumpOptions{SSTable: d.Path("Data.db"), Schema: schemaFile, Canonical: true, Lines: true}); err != nil {
+			t.Fatal(err)
+		}
+		parts, _, err := jsondump.DecodeAll(&out, table, jsondump.DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range parts {
+			partitions++
+			rows += len(p.Rows)
+		}
+	}
+	return partitions, rows
+}
+
+// TestCSVRoundTrip: generated CSV rows -> write -> verify -> dump gives the
+// rows back, in one SSTable or, with small memtables and a size cap,
+// several.
+func TestCSVRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		memtable, maxSS int64
+		minSSTables     int
+		with            string
+	}{
+		{name: "one", minSSTables: 1},
+		{name: "memtable-flushes", memtable: 1 << 20, minSSTables: 2, with: "compression = {'class': 'SnappyCompressor'}"},
+		// The cap is checked against the bytes that reached the file, which
+		// the Data.db writer buffers by 1 MiB.
+		{name: "size-cap", maxSS: 64 << 10, minSSTables: 2, with: "compression = {'enabled': false}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			schemaFile := writeBenchSchema(t, dir, tc.with)
+			in := generateCSV(t, dir, 60000, 50)
+			out := filepath.Join(dir, "out")
+			var stdout, stderr bytes.Buffer
+			sum, err := Write(context.Background(), &Env{Stdout: &stdout, Stderr: &stderr},
+				WriteOptions{Schema: schemaFile, CSV: in, Out: out, MemtableSize: tc.memtable, MaxSSTableSize: tc.maxSS})
+			if err != nil {
+				t.Fatalf("write: %v\n%s", err, stderr.String())
+			}
+			if len(sum.Results) < tc.minSSTables {
+				t.Errorf("%d SSTables, want at least %d", len(sum.Results), tc.minSSTables)
+			}
+			if got := strings.Count(stdout.String(), "-big-Data.db\n"); got != len(sum.Results) {
+				t.Errorf("stdout lists %d Data.db paths for %d SSTables: %q", got, len(sum.Results), stdout.String())
+			}
+			if !strings.Contains(stderr.String(), "60,000 rows") {
+				t.Errorf("no summary line on stderr: %q", stderr.String())
+			}
+			if tc.maxSS > 0 {
+				for _, r := range sum.Results[:len(sum.Results)-1] {
+					if r.DataFileSize < tc.maxSS || r.DataFileSize > tc.maxSS+(1<<20)+(64<<10) {
+						t.Errorf("%s: Data.db of %d bytes with a cap of %d", r.Descriptor, r.DataFileSize, tc.maxSS)
+					}
+				}
+			}
+			if err := Verify(&Env{Stdout: &bytes.Buffer{}, Stderr: &stderr}, VerifyOptions{SSTables: []string{out}}); err != nil {
+				t.Fatalf("verify: %v\n%s", err, stderr.String())
+			}
+			if tc.memtable == 0 {
+				// One memtable: every partition once.
+				if p, r := countRows(t, out, schemaFile); p != 1200 || r != 60000 {
+					t.Errorf("dump has %d partitions and %d rows, want 1200 and 60000", p, r)
+				}
+			} else if _, r := countRows(t, out, schemaFile); r != 60000 {
+				t.Errorf("dump has %d rows, want 60000", r)
+			}
+		})
+	}
+}
+
+// TestCSVValues: every option and the value forms of several types; the
+// dump shows what an INSERT of the same values writes.
+func TestCSVValues(t *testing.T) {
+	dir := t.TempDir()
+	schemaFile := filepath.Join(dir, "schema.cql")
+	os.WriteFile(schemaFile, []byte(`CREATE TABLE ks.t (pk text, ck int, s int static, b boolean, d double, ts timestamp,
+		u uuid, l frozen<list<int>>, m frozen<map<text, int>>, tu tuple<int, text>, PRIMARY KEY (pk, ck));`), 0o644)
+	in := filepath.Join(dir, "in.csv")
+	os.WriteFile(in, []byte(strings.Join([]string{
+		"ck;pk;b;d;ts;u;l;m;tu;s",
+		"1;a;true;1.5;2020-01-02 03:04:05.678Z;5d8ad0e2-7c1e-4a0f-9c4e-2b6d2b0c9d11;[1, 2, 3];{'x': 1, 'y': 2};(7, 'seven');NULL",
+		"2;a;false;-2e3;1577934245678;NULL;[];{};(8, 'it''s');42",
+	}, "\n")+"\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	now := time.Unix(1600000000, 0)
+	_, err := Write(context.Background(), &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}, WriteOptions{
+		Schema: schemaFile, CSV: in, Out: out, Timestamp: 1600000000000000, Now: now,
+		CSVOptions: CSVOptions{Header: true, Delimiter: ';', NullString: "NULL", NullStringSet: true, TTL: 3600},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dump bytes.Buffer
+	if err := Dump(&Env{Stdout: &dump}, DumpOptions{SSTable: out, Schema: schemaFile, Lines: true, RawTimestamps: true}); err != nil {
+		t.Fatal(err)
+	}
+	got := dump.String()
+	for _, want := range []string{
+		`"clustering":[1]`, `"liveness_info":{"tstamp":"1600000000000000","ttl":3600,"expires_at":"1600003600"`,
+		`{"name":"b","value":true}`, `{"name":"d","value":1.5}`, `{"name":"ts","value":"2020-01-02 03:04:05.678Z"}`,
+		`{"name":"u","value":"5d8ad0e2-7c1e-4a0f-9c4e-2b6d2b0c9d11"}`, `{"name":"l","value":[1, 2, 3]}`,
+		`{"name":"m","value":{"x": 1, "y": 2}}`, `{"name":"tu","value":[7, "seven"]}`,
+		`{"name":"d","value":-2000.0}`, `{"name":"ts","value":"2020-01-02 03:04:05.678Z"}`,
+		`{"name":"u","deletion_info":{"local_delete_time":"1600000000"}}`, `{"name":"tu","value":[8, "it's"]}`,
+		// s is null in the first record and 42 in the second, at the same
+		// timestamp: the tombstone wins, as in Cassandra.
+		`{"name":"s","deletion_info":{"local_delete_time":"1600000000"}`,
+	} {
+		if !strings.Contains(got, strings.ReplaceAll(want, " ", "")) && !strings.Contains(got, want) {
+			t.Errorf("dump lacks %s:\n%s", want, got)
+		}
+	}
+}
+
+// TestCSVErrors: every bad input is an error naming the file and line (or
+// a usage error for bad options).
+func TestCSVErrors(t *testing.T) {
+	dir := t.TempDir()
+	schemaFile := writeBenchSchema(t, dir, "")
+	for _, tc := range []struct {
+		name, csv string
+		opts      CSVOptions
+		want      string
+		usage     bool
+	}{
+		{name: "not an int", csv: "1,1,a\n2,x,b\n", want: "in.csv:2: column ck (int): \"x\" is not an integer"},
+		{name: "out of range", csv: "1,1,a\n2,2,b\n3,99999999999,c\n", want: "in.csv:3: column ck (int): \"99999999999\" is out of range"},
+		{name: "null key", csv: "1,1,a\n,2,b\n", want: "in.csv:2: partition key column pk is null"},
+		{name: "null clustering", csv: "1,,a\n", want: "in.csv:1: clustering column ck is null"},
+		{name: "field count", csv: "1,1,a\n2,2\n", want: "in.csv:2: wrong number of fields"},
+		{name: "bad quote", csv: "1,1,a\n2,2,\"b\n", want: "in.csv:2"},
+		{name: "header line numbers", csv: "pk,ck,v\n1,1,a\n1,y,b\n", opts: CSVOptions{Header: true}, want: "in.csv:3: column ck"},
+		{name: "unknown column", csv: "1,1,a\n", opts: CSVOptions{Columns: []string{"pk", "ck", "nope"}}, want: `CSV column "nope" is not a column`, usage: true},
+		{name: "missing key", csv: "1,a\n", opts: CSVOptions{Columns: []string{"ck", "v"}}, want: "lack partition key column pk", usage: true},
+		{name: "bad delimiter", csv: "1,1,a\n", opts: CSVOptions{Delimiter: '"'}, want: "cannot separate", usage: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := filepath.Join(t.TempDir(), "in.csv")
+			os.WriteFile(in, []byte(tc.csv), 0o644)
+			out := filepath.Join(t.TempDir(), "out")
+			_, err := Write(context.Background(), &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}},
+				WriteOptions{Schema: schemaFile, CSV: in, Out: out, CSVOptions: tc.opts})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			if wantCode := map[bool]int{true: ExitUsage, false: ExitData}[tc.usage]; ExitCode(err) != wantCode {
+				t.Errorf("exit code %d, want %d", ExitCode(err), wantCode)
+			}
+			if descs, _ := resolveSSTables([]string{out}); len(descs) > 0 {
+				t.Errorf("a failed write left SSTables: %v", descs)
+			}
+		})
+	}
+}
+
+// TestWriteRemovesOutputOnLateError: an error after a flush removes the
+// SSTables already written, so a failed write leaves nothing.
+func TestWriteRemovesOutputOnLateError(t *testing.T) {
+	dir := t.TempDir()
+	schemaFile := writeBenchSchema(t, dir, "")
+	var b strings.Builder
+	for i := 0; i < 60000; i++ {
+		fmt.Fprintf(&b, "%d,%d,value-%d\n", i/10, i%10, i)
+	}
+	b.WriteString("1,bad,x\n")
+	in := filepath.Join(dir, "in.csv")
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	out := filepath.Join(dir, "out")
+	_, err := Write(context.Background(), &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}},
+		WriteOptions{Schema: schemaFile, CSV: in, Out: out, MemtableSize: 1 << 20})
+	if err == nil || !strings.Contains(err.Error(), "in.csv:60001:") {
+		t.Fatalf("error %v, want one at line 60001", err)
+	}
+	names, _ := os.ReadDir(out)
+	if len(names) != 0 {
+		t.Errorf("a failed write left %d files in the output directory", len(names))
+	}
+}
