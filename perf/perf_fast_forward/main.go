@@ -11,12 +11,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 
 	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/internal/fastforward"
-	"github.com/castable-db/castable/sstables"
 	"github.com/castable-db/castable/sstables/la"
 	"github.com/castable-db/castable/sstables/mc"
 	"github.com/urfave/cli/v2"
@@ -46,6 +46,7 @@ func main() {
 			&cli.DurationFlag{Name: "test-case-duration", Value: 1_000_000_000, Usage: "repeat each read case this long (at least 4 runs; 0: once)"},
 			&cli.BoolFlag{Name: "list-tests", Usage: "list the read test groups"},
 			&cli.BoolFlag{Name: "list-datasets", Usage: "list the datasets"},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of the run to this file"},
 		},
 		Action: run,
 	}
@@ -108,6 +109,17 @@ func run(c *cli.Context) error {
 		}
 		opts.Codecs = append(opts.Codecs, codec)
 	}
+	if path := c.String("cpuprofile"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	_, err = fastforward.Run(ctx, opts, os.Stdout)
@@ -146,5 +158,3 @@ func parseSize(s string) (int64, error) {
 	}
 	return n * mult, nil
 }
-
-var _ sstables.Format = mc.Format
