@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -373,16 +374,17 @@ func parseTimestampText(s string) (int64, error) {
 	if clock%nanosPerMilli != 0 {
 		return 0, errors.New("sub-millisecond precision")
 	}
-	if days > math.MaxInt64/86_400_000 || days < math.MinInt64/86_400_000 {
-		return 0, errors.New("out of range")
-	}
-	ms := days * 86_400_000
-	// clock and offset are small: check the sum for overflow.
 	delta := clock/nanosPerMilli - off*60_000
-	if delta > 0 && ms > math.MaxInt64-delta || delta < 0 && ms < math.MinInt64-delta {
-		return 0, errors.New("out of range")
+	if days > math.MaxInt64/86_400_000-1 || days < math.MinInt64/86_400_000+1 {
+		// Near the ends of the range: exact arithmetic.
+		ms := new(big.Int).Mul(big.NewInt(days), big.NewInt(86_400_000))
+		ms.Add(ms, big.NewInt(delta))
+		if !ms.IsInt64() {
+			return 0, errors.New("out of range")
+		}
+		return ms.Int64(), nil
 	}
-	return ms + delta, nil
+	return days*86_400_000 + delta, nil
 }
 
 // isIntegerText reports whether s is [+-]digits.
