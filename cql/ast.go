@@ -10,6 +10,7 @@ type Name struct {
 	Pos      Pos
 }
 
+// String returns keyspace.name, or name when unqualified.
 func (n Name) String() string {
 	if n.Keyspace == "" {
 		return n.Name

@@ -62,6 +62,7 @@ type SyntaxError struct {
 	Near         string
 }
 
+// Error implements error: "line L, column C: message near \"text\"".
 func (e *SyntaxError) Error() string {
 	if e.Near != "" {
 		return fmt.Sprintf("line %d, column %d: %s near %q", e.Line, e.Column, e.Msg, e.Near)

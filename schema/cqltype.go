@@ -26,6 +26,7 @@ type TypeSyntaxError struct {
 	Msg    string
 }
 
+// Error implements error.
 func (e *TypeSyntaxError) Error() string {
 	return fmt.Sprintf("schema: CQL type at offset %d: %s", e.Offset, e.Msg)
 }

@@ -17,6 +17,7 @@ type ValueError struct {
 	Reason string
 }
 
+// Error implements error: "value 0x... is not a valid <type> (<reason>)".
 func (e *ValueError) Error() string {
 	var b strings.Builder
 	if e.Value != nil {
