@@ -3,6 +3,7 @@ package la
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
@@ -99,28 +100,12 @@ func columnComponents(cols []*schema.Column) ([][]byte, []int) {
 	if !needsReorder(cols) {
 		return comps, nil
 	}
-	order := make([]int, len(cols))
-	for i, c := range cols {
+	byName := slices.Clone(cols)
+	slices.SortStableFunc(byName, func(a, b *schema.Column) int { return strings.Compare(a.Name, b.Name) })
+	order := make([]int, len(byName))
+	for i, c := range byName {
 		order[i] = c.Index
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		var na, nb string
-		for _, c := range cols {
-			if c.Index == a {
-				na = c.Name
-			}
-			if c.Index == b {
-				nb = c.Name
-			}
-		}
-		switch {
-		case na < nb:
-			return -1
-		case na > nb:
-			return 1
-		}
-		return 0
-	})
 	return comps, order
 }
 
