@@ -1,0 +1,84 @@
+// Package importrules enforces the package dependency table of the
+// architecture (README "Architecture"): leaves import nothing of the
+// project, the version packages never import each other, flush knows only
+// the Format interface, and only commands, perf tools and internal/cli pick
+// a version.
+package importrules
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/castable-db/castable/"
+
+// allowed lists, per package, the project packages it may import. Packages
+// not listed (commands, perf tools, internal/cli and other internal tools)
+// may import anything.
+var allowed = map[string][]string{
+	"checksummer":       {},
+	"compress":          {},
+	"schema":            {},
+	"dht":               {},
+	"mutation":          {"schema", "dht"},
+	"cql":               {"schema", "mutation", "dht"},
+	"jsondump":          {"schema", "mutation", "dht"},
+	"memtable":          {"schema", "mutation", "dht"},
+	"sstables":          {"compress", "checksummer", "schema", "mutation", "dht"},
+	"sstables/mc":       {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
+	"sstables/la":       {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
+	"flush":             {"memtable", "sstables", "compress", "checksummer", "schema", "mutation", "dht"},
+	"internal/faultfs":  {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
+}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+}
+
+func TestImportRules(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go command not found")
+	}
+	cmd := exec.Command("go", "list", "-json", module+"...")
+	cmd.Env = append(cmd.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := 0
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimPrefix(p.ImportPath, module)
+		rules, ok := allowed[name]
+		if !ok {
+			continue
+		}
+		seen++
+		ok2 := map[string]bool{}
+		for _, r := range rules {
+			ok2[r] = true
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, module)
+			if !ok2[dep] {
+				t.Errorf("%s imports %s, which the architecture does not allow (allowed: %v)", name, dep, rules)
+			}
+		}
+	}
+	if seen != len(allowed) {
+		t.Errorf("checked %d packages, the table lists %d: a package was renamed or removed", seen, len(allowed))
+	}
+}
