@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -65,17 +66,24 @@ type csvLoader struct {
 	expires int32
 	now     int32
 
-	pk, ck       []int // field index of each partition key / clustering column
-	static, reg  []int // field indexes of static and regular columns, in column order
-	keyComps     [][]byte
-	clust        mutation.Clustering
-	arena        []byte
-	key          []byte
-	part         mutation.Partition
-	rowCells     []mutation.Cell
-	staticCells  []mutation.Cell
+	pk, ck      []int // field index of each partition key / clustering column
+	static, reg []int // field indexes of static and regular columns, in column order
+
+	// The record being parsed: its values in rec, sliced by valueOffsets.
+	rec          []byte
 	valueOffsets []int
 	values       [][]byte
+	keyComps     [][]byte
+	clust        mutation.Clustering
+	key          []byte
+
+	// The batch: one partition update gathered from consecutive records.
+	batch     mutation.Partition
+	inBatch   bool
+	batchLine int
+	arena     []byte // key and values
+	cells     []mutation.Cell
+	clusts    [][]byte
 }
 
 // loadCSV reads CSV records and feeds one partition update per record to
@@ -130,7 +138,7 @@ func loadCSV(r io.Reader, name string, t *schema.Table, opts CSVOptions, ts int6
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
-			return n, nil
+			return n, l.flush(sink, name)
 		}
 		if err != nil {
 			var pe *csv.ParseError
@@ -140,21 +148,39 @@ func loadCSV(r io.Reader, name string, t *schema.Table, opts CSVOptions, ts int6
 			return n, fmt.Errorf("%s: %w", name, err)
 		}
 		line, _ := cr.FieldPos(0)
-		p, err := l.record(rec)
-		if err != nil {
+		if err := l.parse(rec); err != nil {
 			return n, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
-		if err := sink.apply(p); err != nil {
-			if errors.Is(err, errInputStop) {
+		if !l.fits() {
+			if err := l.flush(sink, name); err != nil {
 				return n, err
 			}
-			return n, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
+		if !l.inBatch {
+			l.batchLine = line
+		}
+		l.add()
 		n++
 		if n&1023 == 0 {
 			sink.opts.progress.addRows(1024)
 		}
 	}
+}
+
+// flush applies the batch to the sink and empties it.
+func (l *csvLoader) flush(sink *memtableSink, name string) error {
+	p := l.pending()
+	if p == nil {
+		return nil
+	}
+	if err := sink.apply(p); err != nil {
+		if errors.Is(err, errInputStop) {
+			return err
+		}
+		return fmt.Errorf("%s:%d: %w", name, l.batchLine, err)
+	}
+	l.reset()
+	return nil
 }
 
 // cqlshColumnOrder is the column order of cqlsh COPY without a column list:
@@ -242,75 +268,136 @@ func newCSVLoader(t *schema.Table, names []string, ts int64, ttl, now int32) (*c
 	l.keyComps = make([][]byte, len(l.pk))
 	l.valueOffsets = make([]int, len(names)+1)
 	l.values = make([][]byte, len(names))
-	l.rowCells = make([]mutation.Cell, 0, len(l.reg))
-	l.staticCells = make([]mutation.Cell, 0, len(l.static))
 	if l.ck != nil {
 		l.clust = make(mutation.Clustering, len(l.ck))
-		l.part.Rows = make([]mutation.Row, 1)
 	}
+	l.reset()
 	return l, nil
 }
 
-// record converts one CSV record; the partition returned is reused by the
-// next call.
-func (l *csvLoader) record(rec []string) (*mutation.Partition, error) {
-	l.arena = l.arena[:0]
+// Batching: consecutive records of one partition, in increasing clustering
+// order, are gathered into one partition update, so the memtable receives
+// one update per run of a partition instead of one per record (inputs
+// exported partition by partition, as most are, then cost no merges).
+// Records out of order, repeated, or carrying static values when the batch
+// already has some start a new update; the memtable merges those.
+const (
+	maxBatchRows  = 4096
+	maxBatchBytes = 1 << 20
+)
+
+// parse converts one CSV record into l.values and l.key.
+func (l *csvLoader) parse(rec []string) error {
+	l.rec = l.rec[:0]
 	for i, s := range rec {
 		c := &l.cols[i]
-		l.valueOffsets[i] = len(l.arena)
+		l.valueOffsets[i] = len(l.rec)
 		if s == l.null {
 			l.values[i] = nil
 			continue
 		}
-		out, err := c.parse(l.arena, s)
+		out, err := c.parse(l.rec, s)
 		if err != nil {
-			return nil, fmt.Errorf("column %s (%s): %w", c.col.Name, c.col.Type, err)
+			return fmt.Errorf("column %s (%s): %w", c.col.Name, c.col.Type, err)
 		}
-		l.arena = out
+		l.rec = out
 		l.values[i] = emptyValue // a non-nil marker; sliced below
 	}
-	// Slice the values out of the arena once it has stopped growing.
-	l.valueOffsets[len(rec)] = len(l.arena)
+	// Slice the values out of the buffer once it has stopped growing.
+	l.valueOffsets[len(rec)] = len(l.rec)
 	for i := range rec {
 		if l.values[i] != nil {
 			end := l.valueOffsets[i+1]
-			l.values[i] = l.arena[l.valueOffsets[i]:end:end]
+			l.values[i] = l.rec[l.valueOffsets[i]:end:end]
 		}
 	}
 	for i, f := range l.pk {
 		if l.values[f] == nil {
-			return nil, fmt.Errorf("partition key column %s is null", l.t.PartitionKey[i].Name)
+			return fmt.Errorf("partition key column %s is null", l.t.PartitionKey[i].Name)
 		}
 		l.keyComps[i] = l.values[f]
 	}
-	var err error
-	if l.key, err = l.t.AppendPartitionKey(l.key[:0], l.keyComps); err != nil {
-		return nil, err
-	}
-	p := &l.part
-	p.Key, p.Deletion = l.key, mutation.Live
-	p.Static = mutation.NewRow(nil)
-	if len(l.static) > 0 {
-		l.staticCells = l.appendCells(l.staticCells[:0], l.static)
-		p.Static.Cells = l.staticCells
-	}
-	if l.ck == nil {
-		p.Rows = p.Rows[:0]
-		return p, nil
-	}
 	for i, f := range l.ck {
 		if l.values[f] == nil {
-			return nil, fmt.Errorf("clustering column %s is null", l.t.Clustering[i].Name)
+			return fmt.Errorf("clustering column %s is null", l.t.Clustering[i].Name)
 		}
 		l.clust[i] = l.values[f]
 	}
-	p.Rows = p.Rows[:1]
-	row := &p.Rows[0]
-	*row = mutation.NewRow(l.clust)
+	var err error
+	l.key, err = l.t.AppendPartitionKey(l.key[:0], l.keyComps)
+	return err
+}
+
+// fits reports whether the parsed record can join the current batch.
+func (l *csvLoader) fits() bool {
+	p := &l.batch
+	switch {
+	case !l.inBatch:
+		return true
+	case !bytes.Equal(p.Key, l.key), len(p.Rows) >= maxBatchRows, len(l.arena) >= maxBatchBytes:
+		return false
+	case len(l.static) > 0 && len(p.Static.Cells) > 0:
+		return false
+	case l.ck != nil && len(p.Rows) > 0 && l.t.CompareClustering(p.Rows[len(p.Rows)-1].Clustering, l.clust) >= 0:
+		return false
+	}
+	return true
+}
+
+// pending returns the batch gathered so far, or nil.
+func (l *csvLoader) pending() *mutation.Partition {
+	if !l.inBatch {
+		return nil
+	}
+	return &l.batch
+}
+
+// reset empties the batch, keeping its memory.
+func (l *csvLoader) reset() {
+	clear(l.batch.Rows)
+	l.batch = mutation.Partition{Rows: l.batch.Rows[:0], Static: mutation.NewRow(nil), Deletion: mutation.Live}
+	l.arena, l.cells, l.clusts = l.arena[:0], l.cells[:0], l.clusts[:0]
+	l.inBatch = false
+}
+
+// add appends the parsed record to the batch. Earlier rows keep pointing
+// into the old backing arrays when an append reallocates one, which stays
+// valid: nothing already added is ever written again.
+func (l *csvLoader) add() {
+	p := &l.batch
+	if !l.inBatch {
+		start := len(l.arena)
+		l.arena = append(l.arena, l.key...)
+		p.Key = l.arena[start:len(l.arena):len(l.arena)]
+		l.inBatch = true
+	}
+	// Copy the record's values into the batch arena.
+	base := len(l.arena)
+	l.arena = append(l.arena, l.rec...)
+	for i, v := range l.values {
+		if v != nil {
+			off := base + l.valueOffsets[i]
+			l.values[i] = l.arena[off : off+len(v) : off+len(v)]
+		}
+	}
+	if len(l.static) > 0 {
+		start := len(l.cells)
+		l.cells = l.appendCells(l.cells, l.static)
+		p.Static.Cells = l.cells[start:len(l.cells):len(l.cells)]
+	}
+	if l.ck == nil {
+		return
+	}
+	start := len(l.clusts)
+	for _, f := range l.ck {
+		l.clusts = append(l.clusts, l.values[f])
+	}
+	row := mutation.NewRow(l.clusts[start:len(l.clusts):len(l.clusts)])
 	row.Liveness = mutation.LivenessInfo{Timestamp: l.ts, TTL: l.ttl, LocalExpirationTime: l.expires}
-	l.rowCells = l.appendCells(l.rowCells[:0], l.reg)
-	row.Cells = l.rowCells
-	return p, nil
+	cstart := len(l.cells)
+	l.cells = l.appendCells(l.cells, l.reg)
+	row.Cells = l.cells[cstart:len(l.cells):len(l.cells)]
+	p.Rows = append(p.Rows, row)
 }
 
 // appendCells appends the cells of the given fields (in column order).
