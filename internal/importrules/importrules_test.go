@@ -19,7 +19,7 @@ const module = "github.com/castable-db/castable/"
 // not listed (commands, perf tools, internal/cli and other internal tools)
 // may import anything.
 var allowed = map[string][]string{
-	"checksummer":       {},
+	"checksummer":       {"checksummer/internal/clib"}, // its cgo bindings (only with -tags zlib/libdeflate)
 	"compress":          {},
 	"schema":            {},
 	"dht":               {},
