@@ -163,3 +163,15 @@ func TestUnrepresentable(t *testing.T) {
 		})
 	}
 }
+
+// TestRowDeletionInsideRange: a row deletion (and a newer row) inside a
+// deleted range are written as overlapping tombstones and read back as
+// they were.
+func TestRowDeletionInsideRange(t *testing.T) {
+	table := tableFromCQL(t, `CREATE TABLE ks.r (pk int, ck int, v int, PRIMARY KEY (pk, ck));`)
+	roundTrip(t, table, `[{"partition":{"key":["1"]},"rows":[
+		{"type":"range_tombstone_bound","start":{"type":"inclusive","clustering":[1],"deletion_info":{"marked_deleted":10,"local_delete_time":5}}},
+		{"type":"row","clustering":[3],"liveness_info":{"tstamp":25},"deletion_info":{"marked_deleted":20,"local_delete_time":6},
+		 "cells":[{"name":"v","value":1,"tstamp":25}]},
+		{"type":"range_tombstone_bound","end":{"type":"inclusive","clustering":[5],"deletion_info":{"marked_deleted":10,"local_delete_time":5}}}]}]`)
+}
