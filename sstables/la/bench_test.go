@@ -141,13 +141,20 @@ func BenchmarkWriter(b *testing.B) {
 }
 
 // TestAppendDoesNotAllocate checks the steady state of the write path: a
-// single-row partition costs no allocation.
+// single-row partition costs no allocation, with a live cell or with a
+// tombstone (which feeds the drop-time histogram).
 func TestAppendDoesNotAllocate(t *testing.T) {
 	table := benchTable(t)
 	keys := benchKeys(3000)
 	value := make([]byte, 100)
 	p := benchPartition(table, value)
-	for _, codec := range []compress.Codec{compress.None, compress.LZ4} {
+	deleted := benchPartition(table, nil)
+	deleted.Rows[0].Cells[0].LocalDeletionTime = 1500000000
+	for _, tc := range []struct {
+		codec compress.Codec
+		p     *mutation.Partition
+	}{{compress.None, p}, {compress.LZ4, p}, {compress.None, deleted}} {
+		codec, p := tc.codec, tc.p
 		w, err := NewWriter(table, sstables.WriterOptions{Dir: "/a", Generation: 1, FS: nullFS{}, Jobs: 1,
 			Compression: &compress.Params{Codec: codec}, ExpectedPartitions: int64(len(keys))}, Options{})
 		if err != nil {

@@ -202,7 +202,7 @@ func (c *collector) endPartition(size int64) {
 	c.maxLDT = max(c.maxLDT, maxLDT)
 	if c.pHasTombstoneLDT {
 		c.tombstones.Merge(c.partTombstones)
-		c.partTombstones = sstables.NewStreamingHistogram(0)
+		c.partTombstones.Reset()
 	}
 }
 
