@@ -166,7 +166,7 @@ func indexEntries(r sstables.Reader, t *schema.Table, fn func(e *layoutEntry) er
 			e = layoutEntry{indexOffset: ie.Offset, key: ie.Key, position: ie.Position, deletion: ie.Deletion, blocks: e.blocks[:0]}
 			for _, b := range ie.Blocks {
 				e.blocks = append(e.blocks, layoutBlock{offset: b.Offset, width: b.Width,
-					first: "0x" + hex.EncodeToString(b.FirstName), last: "0x" + hex.EncodeToString(b.LastName), openMarker: "-"})
+					first: shorten("0x" + hex.EncodeToString(b.FirstName)), last: shorten("0x" + hex.EncodeToString(b.LastName)), openMarker: "-"})
 			}
 			return fn(&e)
 		})
@@ -250,9 +250,21 @@ func writePromoted(w io.Writer, t *schema.Table, e *layoutEntry, end int64) {
 	}
 }
 
+// maxShownValue is the length from which layout shortens a rendered
+// clustering or name, keeping its start and end.
+const maxShownValue = 80
+
+// shorten elides the middle of a long rendering: "abc…(700 chars)…xyz".
+func shorten(s string) string {
+	if len(s) <= maxShownValue {
+		return s
+	}
+	return fmt.Sprintf("%s…(%d chars)…%s", s[:maxShownValue/2], len(s), s[len(s)-maxShownValue/4:])
+}
+
 // formatBound renders a clustering prefix with its kind.
 func formatBound(t *schema.Table, k mutation.BoundKind, c mutation.Clustering) string {
-	s := mutation.FormatClustering(t, c)
+	s := shorten(mutation.FormatClustering(t, c))
 	if k == mutation.ClusteringKind {
 		return s
 	}
