@@ -175,3 +175,22 @@ func TestRowDeletionInsideRange(t *testing.T) {
 		 "cells":[{"name":"v","value":1,"tstamp":25}]},
 		{"type":"range_tombstone_bound","end":{"type":"inclusive","clustering":[5],"deletion_info":{"marked_deleted":10,"local_delete_time":5}}}]}]`)
 }
+
+// TestStaticCollection: a static set overwritten (a complex deletion in the
+// static row, written as a tombstone between static bounds) and a list
+// with its timeuuid element keys round-trip; the static names start FF FF
+// with one empty component per clustering column.
+func TestStaticCollection(t *testing.T) {
+	table := tableFromCQL(t, `CREATE TABLE ks.sc (pk int, c1 text, c2 text, s set<int> STATIC, l list<text>, PRIMARY KEY (pk, c1, c2));`)
+	data := roundTrip(t, table, `[{"partition":{"key":["1"]},"rows":[
+		{"type":"static_block","cells":[
+			{"name":"s","deletion_info":{"marked_deleted":9,"local_delete_time":7}},
+			{"name":"s","path":["1"],"value":"","tstamp":10},{"name":"s","path":["2"],"value":"","tstamp":10}]},
+		{"type":"row","clustering":["a","b"],"liveness_info":{"tstamp":10},"cells":[
+			{"name":"l","deletion_info":{"marked_deleted":9,"local_delete_time":7}},
+			{"name":"l","path":["50554d6e-29bb-11e5-b345-feff819cdc9f"],"value":"x","tstamp":10}]}]}]`)
+	staticStart := []byte{0, 12, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 1, 's', eocStart, flagRangeTombstone, 0, 12, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 1, 's', eocEnd}
+	if !bytes.Contains(data, staticStart) {
+		t.Fatalf("Data.db lacks the static collection tombstone %x:\n%x", staticStart, data)
+	}
+}
