@@ -155,7 +155,8 @@ func (c *columnIndex) closeBlock() {
 }
 
 // finish writes the tombstones still unwritten and closes the last block.
-// It returns the blocks with offsets relative to the first atom.
+// It returns the blocks with offsets relative to the first atom, or nil
+// when the partition fits one block.
 func (c *columnIndex) finish() []indexInfo {
 	for _, i := range c.unwritten {
 		t := &c.tombstones[i]
@@ -165,10 +166,11 @@ func (c *columnIndex) finish() []indexInfo {
 		c.size += n
 	}
 	c.unwritten = c.unwritten[:0]
-	if c.atoms == 0 {
+	if c.atoms == 0 || len(c.blocks) == 0 {
+		// At most one block: Cassandra writes no promoted index for it.
 		return nil
 	}
-	if len(c.blocks) == 0 || !c.lastClosed {
+	if !c.lastClosed {
 		c.closeBlock()
 	}
 	// blockNames may have moved while growing: re-slice every block.
