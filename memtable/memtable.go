@@ -21,8 +21,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/internal/prefetch"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 )
@@ -265,6 +267,10 @@ func (m *Memtable) Freeze() *Frozen {
 			s.mu.Lock()
 			f.partitions += int64(s.tree.length)
 			f.stats.Merge(s.stats)
+			s.tree.ascend(func(e *entry) bool {
+				f.order = append(f.order, e)
+				return true
+			})
 			for _, e := range s.withDeletions {
 				if err := mutation.PurgeShadowed(m.table, &e.p); err != nil && m.freezeErr == nil {
 					m.freezeErr = fmt.Errorf("memtable: %w", err)
@@ -286,6 +292,9 @@ type Frozen struct {
 	m          *Memtable
 	partitions int64
 	stats      *mutation.Stats
+	// order are the partitions in SSTable order, flattened from the shard
+	// trees so that Ascend can look ahead.
+	order []*entry
 }
 
 // Table returns the table of the partitions.
@@ -312,21 +321,73 @@ func (f *Frozen) MemoryUsed() int64 { return f.m.MemoryUsed() }
 // Ascend calls fn for every partition in SSTable order (token, then key)
 // until fn returns false or an error. The partitions belong to the memtable:
 // fn must not modify or keep them beyond the memtable's life.
+//
+// Partitions are laid out in memory in the order they were applied, which
+// token order visits at random; Ascend prefetches the memory of the
+// partitions a few steps ahead (entry, key, first row, its cells and their
+// values) so that their cache misses overlap with the work on the current
+// one instead of stalling it.
 func (f *Frozen) Ascend(fn func(p *mutation.Partition) error) error {
 	if f.m.freezeErr != nil {
 		return f.m.freezeErr
 	}
-	var err error
-	for i := range f.m.shards {
-		f.m.shards[i].tree.ascend(func(e *entry) bool {
-			err = fn(&e.p)
-			return err == nil
-		})
-		if err != nil {
+	order := f.order
+	n := len(order)
+	for i, e := range order {
+		if j := i + aheadEntry; j < n {
+			prefetchEntry(order[j])
+		}
+		if j := i + aheadData; j < n {
+			prefetchData(&order[j].p)
+		}
+		if j := i + aheadValues; j < n {
+			prefetchValues(&order[j].p)
+		}
+		if err := fn(&e.p); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Prefetch distances, in partitions: each stage needs the memory the
+// previous one fetched.
+const (
+	aheadEntry  = 16
+	aheadData   = 8
+	aheadValues = 4
+)
+
+func prefetchEntry(e *entry) {
+	p := unsafe.Pointer(e)
+	prefetch.Pointer(p)
+	prefetch.Pointer(unsafe.Add(p, 64))
+	prefetch.Pointer(unsafe.Add(p, 128))
+	prefetch.Pointer(unsafe.Add(p, 192))
+}
+
+func prefetchData(p *mutation.Partition) {
+	prefetch.Bytes(p.Key)
+	if len(p.Rows) > 0 {
+		r := unsafe.Pointer(&p.Rows[0])
+		prefetch.Pointer(r)
+		prefetch.Pointer(unsafe.Add(r, 64))
+	}
+}
+
+func prefetchValues(p *mutation.Partition) {
+	if len(p.Rows) == 0 {
+		return
+	}
+	r := &p.Rows[0]
+	if len(r.Clustering) > 0 {
+		prefetch.Bytes(r.Clustering[0])
+	}
+	for i := range min(len(r.Cells), 2) {
+		c := &r.Cells[i]
+		prefetch.Pointer(unsafe.Pointer(c))
+		prefetch.Bytes(c.Value)
+	}
 }
 
 // Get returns the partition with the given serialized key, or nil.

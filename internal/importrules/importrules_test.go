@@ -19,19 +19,20 @@ const module = "github.com/castable-db/castable/"
 // not listed (commands, perf tools, internal/cli and other internal tools)
 // may import anything.
 var allowed = map[string][]string{
-	"checksummer":      {"checksummer/internal/clib"}, // its cgo bindings (only with -tags zlib/libdeflate)
-	"compress":         {},
-	"schema":           {},
-	"dht":              {},
-	"mutation":         {"schema", "dht"},
-	"cql":              {"schema", "mutation", "dht"},
-	"jsondump":         {"schema", "mutation", "dht"},
-	"memtable":         {"schema", "mutation", "dht"},
-	"sstables":         {"compress", "checksummer", "schema", "mutation", "dht"},
-	"sstables/mc":      {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
-	"sstables/la":      {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
-	"flush":            {"memtable", "sstables", "compress", "checksummer", "schema", "mutation", "dht"},
-	"internal/faultfs": {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
+	"checksummer":       {"checksummer/internal/clib"}, // its cgo bindings (only with -tags zlib/libdeflate)
+	"compress":          {},
+	"schema":            {},
+	"dht":               {},
+	"mutation":          {"schema", "dht"},
+	"cql":               {"schema", "mutation", "dht"},
+	"jsondump":          {"schema", "mutation", "dht"},
+	"memtable":          {"schema", "mutation", "dht", "internal/prefetch"},
+	"sstables":          {"compress", "checksummer", "schema", "mutation", "dht"},
+	"sstables/mc":       {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
+	"sstables/la":       {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
+	"flush":             {"memtable", "sstables", "compress", "checksummer", "schema", "mutation", "dht"},
+	"internal/faultfs":  {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
+	"internal/prefetch": {},
 }
 
 type pkg struct {

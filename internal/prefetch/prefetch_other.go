@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package prefetch
+
+import "unsafe"
+
+func t0(unsafe.Pointer) {}
