@@ -82,4 +82,3 @@ func BenchmarkFlush(b *testing.B) {
 		}
 	}
 }
-
