@@ -22,6 +22,9 @@ const (
 	// outFlushSize is how many serialized bytes of a large partition are
 	// kept before they are handed to the Data.db writer.
 	outFlushSize = 256 << 10
+	// outBatchSize is how many serialized bytes of finished partitions are
+	// gathered before they are handed over.
+	outBatchSize = 32 << 10
 )
 
 // Writer writes one la SSTable; it implements sstables.Writer.
@@ -298,7 +301,12 @@ func (w *Writer) EndPartition() error {
 	w.indexAt += int64(len(w.entry))
 	w.parts++
 	w.inPart = false
-	return w.flushOut()
+	// Small partitions are handed over in batches: the Data.db writer
+	// checksums each piece it is given.
+	if len(w.pw.out) >= outBatchSize {
+		return w.flushOut()
+	}
+	return nil
 }
 
 // Append implements sstables.Writer.
@@ -329,6 +337,9 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 	w.finished = true
 	if w.parts == 0 {
 		return nil, w.fail(errors.New("la: an SSTable needs at least one partition"))
+	}
+	if err := w.flushOut(); err != nil {
+		return nil, err
 	}
 	res, err := w.data.Finish()
 	if err != nil {
