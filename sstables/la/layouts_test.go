@@ -194,3 +194,63 @@ func TestStaticCollection(t *testing.T) {
 		t.Fatalf("Data.db lacks the static collection tombstone %x:\n%x", staticStart, data)
 	}
 }
+
+// TestReadDuplicateAndShadowedTombstones reads atoms as pre-2.2.4
+// compactions wrote them: a tombstone twice with the same bounds, an older
+// one inside it, a repeated copy after a cell, and a cell the tombstone
+// shadows. The reader must give one range and the live row only.
+func TestReadDuplicateAndShadowedTombstones(t *testing.T) {
+	table := tableFromCQL(t, `CREATE TABLE ks.d (pk int, ck text, v int, PRIMARY KEY (pk, ck));`)
+	l := layoutOf(table)
+	del := mutation.DeletionTime{MarkedForDeleteAt: 10, LocalDeletionTime: 7}
+	old := mutation.DeletionTime{MarkedForDeleteAt: 5, LocalDeletionTime: 6}
+	bound := func(v string, eoc byte) []byte { return appendComponent(nil, []byte(v), eoc) }
+	rt := func(start, end []byte, d mutation.DeletionTime) atom {
+		return atom{kind: atomRangeTombstone, name: start, end: end, deletion: d}
+	}
+	cell := func(ck, col string, ts int64) atom {
+		name := appendComponent(appendComponent(nil, []byte(ck), 0), []byte(col), 0)
+		return atom{kind: atomCell, name: name, timestamp: ts, value: []byte{0, 0, 0, 1}}
+	}
+	atoms := []atom{
+		rt(bound("a", eocStart), bound("c", eocEnd), del),
+		rt(bound("a", eocStart), bound("c", eocEnd), del),
+		rt(bound("b", eocStart), bound("b", eocEnd), old), // a row deletion older than the range
+		cell("b", "v", 20),
+		rt(bound("a", eocStart), bound("c", eocEnd), del), // repeated at a block start
+		cell("bb", "v", 9),                                // shadowed by the range
+	}
+	data := appendShortBytes(nil, []byte{0, 0, 0, 1})
+	data = append(data, liveDeletionBytes[:]...)
+	for i := range atoms {
+		data = appendAtom(data, &atoms[i])
+	}
+	data = append(data, 0, 0)
+	in := newSliceInput(data, 0, "Data.db", sstables.ComponentData)
+	s := &scanner{in: in, pr: newPartitionReader(table, l)}
+	p, err := s.NextPartition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := readWholePartition(s, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	enc := jsondump.NewEncoder(&buf, table, jsondump.EncodeOptions{Format: jsondump.FormatCanonical, Layout: jsondump.LayoutLines})
+	if err := enc.Encode(whole, 0); err != nil {
+		t.Fatal(err)
+	}
+	enc.Close()
+	want := `{"partition":{"key":["1"],"position":0},"rows":[
+		{"type":"range_tombstone_bound","start":{"type":"inclusive","clustering":["a"],"deletion_info":{"marked_deleted":10,"local_delete_time":7}}},
+		{"type":"row","clustering":["b"],"cells":[{"name":"v","value":1,"tstamp":20}]},
+		{"type":"range_tombstone_bound","end":{"type":"inclusive","clustering":["c"],"deletion_info":{"marked_deleted":10,"local_delete_time":7}}}]}`
+	diff, err := jsondump.DiffBytes(table, buf.Bytes(), []byte(want), jsondump.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff != "" {
+		t.Fatalf("%s\n%s", diff, buf.String())
+	}
+}
