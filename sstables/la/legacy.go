@@ -35,19 +35,21 @@ type legacyAtom struct {
 	start, stop legacyBound
 }
 
-// position returns the position of a for ordering against markers:
-// the start bound of a tombstone, the row of a cell.
-func (a *legacyAtom) position() (mutation.BoundKind, mutation.Clustering) {
+// position returns the position of a for ordering against markers: the
+// row of a cell, of a row deletion and of a collection tombstone; the start
+// bound of any other tombstone. (Cassandra 3.x uses the start bound of
+// every tombstone, which lets a row deletion come out before the end of a
+// range that stops just before it, as 2.2's split tombstones do.)
+func (a *legacyAtom) position(clusteringSize int) (mutation.BoundKind, mutation.Clustering) {
 	switch {
-	case a.kind == atomRangeTombstone:
-		if a.start.static {
-			return mutation.StaticClustering, nil
-		}
-		return a.start.kind, a.start.prefix
-	case a.static:
+	case a.isStatic():
 		return mutation.StaticClustering, nil
+	case a.kind != atomRangeTombstone:
+		return mutation.ClusteringKind, a.clustering
+	case a.isRowAtom(clusteringSize):
+		return mutation.ClusteringKind, a.start.prefix
 	}
-	return mutation.ClusteringKind, a.clustering
+	return a.start.kind, a.start.prefix
 }
 
 // isStatic reports whether a belongs to the static row.

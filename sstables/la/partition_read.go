@@ -162,7 +162,7 @@ func (r *partitionReader) next() (*mutation.Row, *mutation.RangeTombstoneMarker,
 			return nil, nil, nil
 		}
 		a := &r.peek
-		k, p := a.position()
+		k, p := a.position(r.l.rowClustering)
 		if r.tracker.hasOpeningMarkerBefore(k, p) {
 			return nil, r.tracker.popOpening(&r.marker), nil
 		}
