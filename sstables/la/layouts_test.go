@@ -218,7 +218,7 @@ func TestReadDuplicateAndShadowedTombstones(t *testing.T) {
 		rt(bound("b", eocStart), bound("b", eocEnd), old), // a row deletion older than the range
 		cell("b", "v", 20),
 		rt(bound("a", eocStart), bound("c", eocEnd), del), // repeated at a block start
-		cell("bb", "v", 9),                                // shadowed by the range
+		cell("bb", "v", 9), // shadowed by the range
 	}
 	data := appendShortBytes(nil, []byte{0, 0, 0, 1})
 	data = append(data, liveDeletionBytes[:]...)
