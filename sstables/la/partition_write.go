@@ -156,10 +156,8 @@ func (w *partitionWriter) rowDeletion(r *mutation.Row) (mutation.DeletionTime, e
 	return d, nil
 }
 
+// fmtClustering renders a row's clustering in error messages.
 func fmtClustering(c mutation.Clustering) string {
-	if c == nil {
-		return "static"
-	}
 	return fmt.Sprintf("%x", [][]byte(c))
 }
 
