@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -92,14 +91,14 @@ func loadCSV(r io.Reader, name string, t *schema.Table, opts CSVOptions, ts int6
 	if t.IsCounter() {
 		return 0, fmt.Errorf("%s: table %s.%s has counter columns, which INSERT cannot write (use --cql with UPDATE ... SET c = c + n)", name, t.Keyspace, t.Name)
 	}
-	cr := csv.NewReader(r)
-	cr.ReuseRecord = true
-	if opts.Delimiter != 0 {
-		if opts.Delimiter == '"' || opts.Delimiter == '\n' || opts.Delimiter == '\r' || !utf8.ValidRune(opts.Delimiter) {
-			return 0, Usagef("--delimiter %q cannot separate CSV fields", opts.Delimiter)
+	comma := byte(',')
+	if d := opts.Delimiter; d != 0 {
+		if d >= utf8.RuneSelf || d == '"' || d == '\n' || d == '\r' {
+			return 0, Usagef("--delimiter %q cannot separate CSV fields (want one ASCII character other than a quote or line end)", d)
 		}
-		cr.Comma = opts.Delimiter
+		comma = byte(d)
 	}
+	cr := newCSVReader(r, comma)
 	names := opts.Columns
 	if opts.Header {
 		hdr, err := cr.Read()
@@ -107,12 +106,12 @@ func loadCSV(r io.Reader, name string, t *schema.Table, opts CSVOptions, ts int6
 			if err == io.EOF {
 				return 0, fmt.Errorf("%s: empty input, expected a header line", name)
 			}
-			return 0, fmt.Errorf("%s: %w", name, err)
+			return 0, csvReadError(name, err)
 		}
 		if names == nil {
 			names = make([]string, len(hdr))
 			for i, h := range hdr {
-				names[i] = strings.TrimSpace(h)
+				names[i] = strings.Clone(strings.TrimSpace(h)) // hdr views a reused buffer
 			}
 		}
 	}
@@ -133,7 +132,6 @@ func loadCSV(r io.Reader, name string, t *schema.Table, opts CSVOptions, ts int6
 	if opts.NullStringSet {
 		l.null = opts.NullString
 	}
-	cr.FieldsPerRecord = len(names)
 	var n int64
 	for {
 		rec, err := cr.Read()
@@ -141,13 +139,12 @@ func loadCSV(r io.Reader, name string, t *schema.Table, opts CSVOptions, ts int6
 			return n, l.flush(sink, name)
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return n, fmt.Errorf("%s:%d: %v", name, pe.Line, pe.Err)
-			}
-			return n, fmt.Errorf("%s: %w", name, err)
+			return n, csvReadError(name, err)
 		}
-		line, _ := cr.FieldPos(0)
+		line := cr.line
+		if len(rec) != len(names) {
+			return n, fmt.Errorf("%s:%d: wrong number of fields: %d, want %d (%s)", name, line, len(rec), len(names), strings.Join(names, ", "))
+		}
 		if err := l.parse(rec); err != nil {
 			return n, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
@@ -165,6 +162,15 @@ func loadCSV(r io.Reader, name string, t *schema.Table, opts CSVOptions, ts int6
 			sink.opts.progress.addRows(1024)
 		}
 	}
+}
+
+// csvReadError locates a malformed record.
+func csvReadError(name string, err error) error {
+	var ce *csvError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%s:%d: %v", name, ce.Line, ce.Err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // flush applies the batch to the sink and empties it.
