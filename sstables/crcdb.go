@@ -78,8 +78,10 @@ func ReadCRC(fsys FS, desc Descriptor) (*CRCInfo, error) {
 // ChunkCount returns the number of data chunks that c describes for a
 // Data.db of dataLen bytes, after checking that c has exactly that many
 // checksums or one more holding the empty-input checksum of alg (whose
-// initial value is init).
-func (c *CRCInfo) ChunkCount(dataLen int64, alg checksummer.Algorithm, path string) (int, error) {
+// initial value is init). A mismatch is reported against Data.db (dataPath),
+// whose size disagrees with CRC.db, at the offset of the first chunk the two
+// disagree on.
+func (c *CRCInfo) ChunkCount(dataLen int64, alg checksummer.Algorithm, dataPath string) (int, error) {
 	want := (dataLen + int64(c.ChunkSize) - 1) / int64(c.ChunkSize)
 	have := int64(len(c.Checksums))
 	switch {
@@ -88,7 +90,8 @@ func (c *CRCInfo) ChunkCount(dataLen int64, alg checksummer.Algorithm, path stri
 	case have == want+1 && c.Checksums[want] == emptyChecksum(alg):
 		return int(want), nil
 	}
-	return 0, Corruptf(path, string(ComponentCRC), 4+4*min(have, want), "%d checksums for %d data bytes in %d-byte chunks (want %d)", have, dataLen, c.ChunkSize, want)
+	return 0, Corruptf(dataPath, string(ComponentData), min(have, want)*int64(c.ChunkSize),
+		"file of %d bytes makes %d chunks of %d bytes, CRC.db has %d checksums", dataLen, want, c.ChunkSize, have)
 }
 
 // emptyChecksum is the checksum of empty input.

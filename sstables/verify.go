@@ -40,7 +40,8 @@ type VerifyReport struct {
 }
 
 // VerifySSTable checks the shared components of desc: that every
-// component TOC.txt lists exists, that CompressionInfo.db or CRC.db,
+// component TOC.txt lists exists and every standard component that exists
+// is listed, that CompressionInfo.db or CRC.db,
 // Summary.db and Filter.db parse, that every Data.db chunk matches its
 // checksum and decompresses to its length, and that the digest file matches
 // the whole-file checksum computed by combining the chunk checksums (for
@@ -71,6 +72,13 @@ func VerifySSTable(desc Descriptor, opts VerifyOptions) (*VerifyReport, error) {
 		rep.TOC = toc
 		if len(toc.Missing) > 0 {
 			return rep, Corruptf(desc.Path(ComponentTOC), string(ComponentTOC), -1, "lists %v, which do not exist", toc.Missing)
+		}
+		unlisted, err := UnlistedComponents(fsys, desc, toc)
+		if err != nil {
+			return rep, err
+		}
+		if len(unlisted) > 0 {
+			return rep, Corruptf(desc.Path(ComponentTOC), string(ComponentTOC), -1, "does not list %v, which exist", unlisted)
 		}
 	}
 	has := func(c Component) bool {

@@ -139,7 +139,8 @@ func (r *Reader) indexDecoder() *indexDecoder {
 	return &indexDecoder{nClust: len(r.stats.Header.ClusteringTypes), fixed: clusteringFixed(r.stats.Header.ClusteringTypes)}
 }
 
-// openIndex opens Index.db for sequential reading from offset start.
+// openIndex opens Index.db for sequential reading from offset start (0, or
+// a position taken from Summary.db).
 func (r *Reader) openIndex(start int64, promoted bool) (*indexIterator, io.Closer, error) {
 	path := r.desc.Path(sstables.ComponentIndex)
 	f, err := r.fsys.Open(path)
@@ -153,7 +154,9 @@ func (r *Reader) openIndex(start int64, promoted bool) (*indexIterator, io.Close
 	}
 	if start > size {
 		f.Close()
-		return nil, nil, sstables.Corruptf(path, string(sstables.ComponentIndex), start, "index position beyond the file's %d bytes", size)
+		// Only Summary.db gives a start other than 0.
+		return nil, nil, sstables.Corruptf(r.desc.Path(sstables.ComponentSummary), string(sstables.ComponentSummary), -1,
+			"entry points to Index.db offset %d, beyond its %d bytes", start, size)
 	}
 	return newIndexIterator(f, size, start, path, r.indexDecoder(), promoted), f, nil
 }

@@ -57,5 +57,10 @@ func (r *Reader) indexStart(key []byte) (int64, error) {
 	if k < 0 {
 		return -1, nil
 	}
-	return l.summary.IndexPosition(k), nil
+	pos := l.summary.IndexPosition(k)
+	if pos < 0 {
+		return 0, sstables.Corruptf(r.desc.Path(sstables.ComponentSummary), string(sstables.ComponentSummary), -1,
+			"entry %d has the negative Index.db position %d", k, pos)
+	}
+	return pos, nil
 }

@@ -19,8 +19,10 @@ import (
 //   - that Index.db decodes and names, in order, exactly the partitions of
 //     Data.db at their positions, with promoted index blocks that tile the
 //     partition;
-//   - that the bloom filter contains every key and the summary's first and
-//     last keys are Data.db's.
+//   - that the bloom filter contains every key;
+//   - that every Summary.db entry names the key of the Index.db entry at its
+//     position, in order, and the summary's first and last keys are
+//     Data.db's.
 //
 // Statistics.db was parsed by Open.
 func (r *Reader) Verify() error {
@@ -28,7 +30,7 @@ func (r *Reader) Verify() error {
 	if err != nil {
 		return err
 	}
-	first, last, err := r.verifyRows(rep.Filter)
+	first, last, err := r.verifyRows(rep.Filter, rep.Summary)
 	if err != nil {
 		return err
 	}
@@ -37,18 +39,36 @@ func (r *Reader) Verify() error {
 		if !bytes.Equal(s.First, first) || !bytes.Equal(s.Last, last) {
 			return sstables.Corruptf(path, string(sstables.ComponentSummary), -1, "first/last keys %x/%x differ from Data.db's %x/%x", s.First, s.Last, first, last)
 		}
-		for k := 0; k < s.Len(); k++ {
-			if s.IndexPosition(k) < 0 {
-				return sstables.Corruptf(path, string(sstables.ComponentSummary), -1, "entry %d has a negative index position", k)
-			}
-		}
 	}
 	return nil
 }
 
-// verifyRows decodes Data.db and Index.db side by side.
-// It returns the first and last keys.
-func (r *Reader) verifyRows(filter *sstables.BloomFilter) (firstKey, lastKey []byte, err error) {
+// verifyRows decodes Data.db and Index.db side by side, matching the
+// summary's samples against the index entries. It returns the first and last
+// keys.
+func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summary) (firstKey, lastKey []byte, err error) {
+	summaryPath := r.desc.Path(sstables.ComponentSummary)
+	sample := 0
+	// checkSample matches the next summary entry against the index entry e.
+	checkSample := func(e *IndexEntry) error {
+		if summary == nil || sample >= summary.Len() || summary.IndexPosition(sample) != e.Offset {
+			return nil
+		}
+		if !bytes.Equal(summary.Key(sample), e.Key) {
+			return sstables.Corruptf(summaryPath, string(sstables.ComponentSummary), -1,
+				"entry %d has key %x, the Index.db entry at offset %d has %x", sample, summary.Key(sample), e.Offset, e.Key)
+		}
+		sample++
+		return nil
+	}
+	// checkSummaryEnd requires every summary entry to have been matched.
+	checkSummaryEnd := func() error {
+		if summary != nil && sample != summary.Len() {
+			return sstables.Corruptf(summaryPath, string(sstables.ComponentSummary), -1,
+				"entry %d (Index.db position %d) matches no index entry in order", sample, summary.IndexPosition(sample))
+		}
+		return nil
+	}
 	it, closer, err := r.openIndex(0, true)
 	if err != nil {
 		return nil, nil, err
@@ -70,6 +90,9 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter) (firstKey, lastKey []b
 			if ierr != io.EOF {
 				return nil, nil, ierr
 			}
+			if err := checkSummaryEnd(); err != nil {
+				return nil, nil, err
+			}
 			return firstKey, prevKey, nil
 		}
 		if err != nil {
@@ -84,6 +107,9 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter) (firstKey, lastKey []b
 		if !bytes.Equal(e.Key, p.Key) || e.Position != sc.Position() {
 			return nil, nil, sstables.Corruptf(indexPath, string(sstables.ComponentIndex), e.Offset,
 				"entry (key %x, position %d) does not match Data.db's partition (key %x) at offset %d", e.Key, e.Position, p.Key, sc.Position())
+		}
+		if err := checkSample(&e); err != nil {
+			return nil, nil, err
 		}
 		if !first && dht.Compare(prevToken, prevKey, p.Token, p.Key) >= 0 {
 			return nil, nil, sstables.Corruptf(dataPath, string(sstables.ComponentData), sc.Position(), "partition key %x out of token order", p.Key)
