@@ -93,7 +93,7 @@ func Dump(env *Env, opts DumpOptions) error {
 				continue
 			}
 			if err := enc.Encode(p, -1); err != nil {
-				return err
+				return unrenderable(desc, -1, err)
 			}
 		}
 		return enc.Close()
@@ -116,7 +116,7 @@ func Dump(env *Env, opts DumpOptions) error {
 			continue
 		}
 		if err := dumpPartition(enc, sc, p, opts.KeysOnly); err != nil {
-			return err
+			return unrenderable(desc, sc.Position(), err)
 		}
 	}
 	return enc.Close()
