@@ -60,7 +60,7 @@ func loadCQL(r io.Reader, name string, sch *cql.Schema, t *schema.Table, opts cq
 		}
 		muts, err := b.Exec(stmt)
 		if err != nil {
-			return n, fmt.Errorf("%s: %s", name, shiftLine(err, line))
+			return n, fmt.Errorf("%s:%s", name, shiftLine(err, line))
 		}
 		for _, m := range muts {
 			if m.Table != t {
