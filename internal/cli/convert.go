@@ -101,11 +101,13 @@ func Convert(ctx context.Context, env *Env, opts ConvertOptions) ([]*sstables.Wr
 	parallel := min(jobs, len(descs))
 	compressJobs := max(1, jobs/parallel)
 
-	var inputBytes int64
+	var inputBytes, inputLength int64
 	for _, d := range descs {
 		inputBytes += fileSize(d.Path(sstables.ComponentData))
+		inputLength += dataLength(d)
 	}
-	prog := newProgress(env, "convert", inputBytes)
+	// The bar counts uncompressed Data.db bytes, which the scans report.
+	prog := newProgress(env, "convert", inputLength)
 	results := make([]*sstables.WriteResult, len(descs))
 	errs := make([]error, len(descs))
 	sem := make(chan struct{}, parallel)
@@ -256,6 +258,17 @@ func convertOne(ctx context.Context, desc sstables.Descriptor, table *schema.Tab
 		return nil, err
 	}
 	return res, nil
+}
+
+// dataLength is the uncompressed length of desc's Data.db (its size when
+// uncompressed or when CompressionInfo.db does not read).
+func dataLength(desc sstables.Descriptor) int64 {
+	if fileExists(desc.Path(sstables.ComponentCompressionInfo)) {
+		if ci, err := sstables.ReadCompressionInfo(nil, desc); err == nil {
+			return ci.DataLength
+		}
+	}
+	return fileSize(desc.Path(sstables.ComponentData))
 }
 
 // partitionError names the input and the partition an error happened in.
