@@ -23,10 +23,19 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args, &cli.Env{})
-	stop()
-	os.Exit(code)
+	os.Exit(run(context.Background(), os.Args, &cli.Env{}))
+}
+
+// interruptible returns a context cancelled by the first SIGINT or SIGTERM,
+// for the commands that write (they then remove their partial output and
+// stop); a second signal ends the process at once.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // restore the default: the next signal kills
+	}()
+	return ctx, stop
 }
 
 const appDescription = `castable writes SSTables byte-identical to what Cassandra writes, through a
@@ -229,6 +238,8 @@ Example:
 				csv.NullString, csv.NullStringSet = c.String("null-string"), true
 			}
 			opts.CSVOptions = csv
+			ctx, stop := interruptible(ctx)
+			defer stop()
 			_, err = cli.Write(ctx, env, opts)
 			return err
 		},
@@ -372,6 +383,8 @@ Example:
 			if c.NArg() == 0 {
 				return cli.Usagef("missing SSTable")
 			}
+			ctx, stop := interruptible(ctx)
+			defer stop()
 			_, err := cli.Convert(ctx, env, cli.ConvertOptions{
 				SSTables: c.Args().Slice(), Out: c.String("out"), To: c.String("to"),
 				Compression: c.String("compression"), ChunkLengthKB: c.Int("chunk-length-kb"),

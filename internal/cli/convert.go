@@ -140,6 +140,9 @@ func Convert(ctx context.Context, env *Env, opts ConvertOptions) ([]*sstables.Wr
 		if rerr := removeSSTables(done); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
+		if errors.Is(err, context.Canceled) {
+			err = fmt.Errorf("interrupted; the SSTables of this run were removed")
+		}
 		return nil, err
 	}
 	var rows, partitions, output int64

@@ -264,3 +264,31 @@ func TestCSVBatchingKeepsSemantics(t *testing.T) {
 		t.Errorf("shuffled input:\n%s\nsorted input:\n%s", shuffled, sorted)
 	}
 }
+
+// TestWriteInterrupted: cancelling the context (SIGINT in the command)
+// stops the write and removes what it wrote.
+func TestWriteInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	schemaFile := writeBenchSchema(t, dir, "")
+	in := generateCSV(t, dir, 200_000, 100)
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		// Cancel once the first SSTable of the run exists.
+		for {
+			if names, _ := filepath.Glob(filepath.Join(out, "*TOC.txt")); len(names) > 0 {
+				cancel()
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	_, err := Write(ctx, quietEnv(), WriteOptions{Schema: schemaFile, CSV: in, Out: out, MemtableSize: 1 << 20})
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("error %v, want an interruption", err)
+	}
+	if names, _ := os.ReadDir(out); len(names) != 0 {
+		t.Errorf("an interrupted write left %d files", len(names))
+	}
+}

@@ -50,6 +50,7 @@ type memtableSink struct {
 	queue chan *memtable.Frozen
 	done  chan struct{}
 
+	applied int
 	failed  atomic.Bool
 	mu      sync.Mutex
 	err     error
@@ -78,6 +79,11 @@ func (s *memtableSink) apply(p *mutation.Partition) error {
 	}
 	if err := s.mt.Apply(p); err != nil {
 		return err
+	}
+	if s.applied++; s.applied&1023 == 0 {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
 	}
 	if s.mt.MemoryUsed() >= s.opts.memtableSize {
 		return s.rotate()

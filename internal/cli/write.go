@@ -201,8 +201,8 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 	}
 	sum := &WriteSummary{Results: results, InputRows: rows, InputBytes: counted.n, Duration: time.Since(start)}
 	if err != nil {
-		if len(results) > 0 {
-			env.infof("castable write: %d SSTables were complete before the error and stay in %s", len(results), opts.Out)
+		if ctx.Err() != nil {
+			return sum, fmt.Errorf("interrupted after %s rows; the SSTables of this run were removed", groupDigits(rows))
 		}
 		return sum, err
 	}
