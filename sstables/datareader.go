@@ -93,7 +93,7 @@ func NewDataReader(f io.ReaderAt, size int64, path string, info *CompressionInfo
 	if info != nil {
 		params, err := info.Params()
 		if err != nil {
-			return nil, &CorruptionError{Path: path, Component: string(ComponentCompressionInfo), Offset: 0, Reason: "unusable compressor", Err: err}
+			return nil, &CorruptionError{Path: siblingPath(path, ComponentCompressionInfo), Component: string(ComponentCompressionInfo), Offset: 0, Reason: "unusable compressor", Err: err}
 		}
 		if err := info.CheckFileSize(size, path); err != nil {
 			return nil, err
@@ -259,7 +259,7 @@ func (r *DataReader) decompress(c *chunkCache, i int, payload []byte) error {
 	if c.comp == nil {
 		comp, err := r.newComp(r.params)
 		if err != nil {
-			return &CorruptionError{Path: r.path, Component: string(ComponentCompressionInfo), Offset: 0, Reason: "unusable compressor", Err: err}
+			return &CorruptionError{Path: siblingPath(r.path, ComponentCompressionInfo), Component: string(ComponentCompressionInfo), Offset: 0, Reason: "unusable compressor", Err: err}
 		}
 		c.comp = comp
 	}

@@ -83,3 +83,24 @@ func TestCRCCountMismatchNamesDataFile(t *testing.T) {
 		t.Fatalf("truncated Data.db: got %#v, want a Data.db CorruptionError at offset 65536", err)
 	}
 }
+
+// TestUnknownCompressorNamesCompressionInfo: a CompressionInfo.db whose
+// compressor class is unknown is reported with CompressionInfo.db's path,
+// not Data.db's (found by FuzzSSTableComponent).
+func TestUnknownCompressorNamesCompressionInfo(t *testing.T) {
+	src := Descriptor{Dir: testdata.Path(t, "cassandra", "3.x", "lz4", "partition_key_with_values_of_different_types"), Version: "mc", Generation: 1}
+	d := copySSTable(t, src)
+	ci, err := os.ReadFile(d.Path(ComponentCompressionInfo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci[2] ^= 0x01 // "LZ4Compressor" -> "MZ4Compressor"
+	if err := os.WriteFile(d.Path(ComponentCompressionInfo), ci, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = OpenData(nil, d, DataReaderOptions{})
+	var ce *CorruptionError
+	if !errors.As(err, &ce) || ce.Component != string(ComponentCompressionInfo) || ce.Path != d.Path(ComponentCompressionInfo) {
+		t.Fatalf("unknown compressor: got %#v, want a CorruptionError with CompressionInfo.db's path", err)
+	}
+}
