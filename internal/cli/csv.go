@@ -82,7 +82,12 @@ type csvLoader struct {
 	batchLine int
 	arena     []byte // key and values
 	cells     []mutation.Cell
+	cds       []mutation.ComplexDeletion
 	clusts    [][]byte
+	// uuidTicks is the time (100 ns units of the UUID epoch) of the last
+	// list element path; uuidNode the clock sequence and node of them.
+	uuidTicks int64
+	uuidNode  [8]byte
 }
 
 // loadCSV reads CSV records and feeds one partition update per record to
@@ -362,7 +367,7 @@ func (l *csvLoader) pending() *mutation.Partition {
 func (l *csvLoader) reset() {
 	clear(l.batch.Rows)
 	l.batch = mutation.Partition{Rows: l.batch.Rows[:0], Static: mutation.NewRow(nil), Deletion: mutation.Live}
-	l.arena, l.cells, l.clusts = l.arena[:0], l.cells[:0], l.clusts[:0]
+	l.arena, l.cells, l.cds, l.clusts = l.arena[:0], l.cells[:0], l.cds[:0], l.clusts[:0]
 	l.inBatch = false
 }
 
@@ -387,9 +392,12 @@ func (l *csvLoader) add() {
 		}
 	}
 	if len(l.static) > 0 {
-		start := len(l.cells)
+		start, cdStart := len(l.cells), len(l.cds)
 		l.cells = l.appendCells(l.cells, l.static)
 		p.Static.Cells = l.cells[start:len(l.cells):len(l.cells)]
+		if len(l.cds) > cdStart {
+			p.Static.ComplexDeletions = l.cds[cdStart:len(l.cds):len(l.cds)]
+		}
 	}
 	if l.ck == nil {
 		return
@@ -400,16 +408,29 @@ func (l *csvLoader) add() {
 	}
 	row := mutation.NewRow(l.clusts[start:len(l.clusts):len(l.clusts)])
 	row.Liveness = mutation.LivenessInfo{Timestamp: l.ts, TTL: l.ttl, LocalExpirationTime: l.expires}
-	cstart := len(l.cells)
+	cstart, cdStart := len(l.cells), len(l.cds)
 	l.cells = l.appendCells(l.cells, l.reg)
 	row.Cells = l.cells[cstart:len(l.cells):len(l.cells)]
+	if len(l.cds) > cdStart {
+		row.ComplexDeletions = l.cds[cdStart:len(l.cds):len(l.cds)]
+	}
 	p.Rows = append(p.Rows, row)
 }
 
 // appendCells appends the cells of the given fields (in column order).
+// A non-frozen collection or UDT gets what an INSERT writes for it: the
+// deletion of the previous content (timestamp - 1) and one cell per
+// element.
 func (l *csvLoader) appendCells(dst []mutation.Cell, fields []int) []mutation.Cell {
 	for _, f := range fields {
-		c := mutation.Cell{Column: l.cols[f].col, Timestamp: l.ts}
+		col := l.cols[f].col
+		if col.Type.IsComplex() {
+			l.cds = append(l.cds, mutation.ComplexDeletion{Column: col,
+				Deletion: mutation.DeletionTime{MarkedForDeleteAt: l.ts - 1, LocalDeletionTime: l.now}})
+			dst = l.appendElements(dst, col, l.values[f])
+			continue
+		}
+		c := mutation.Cell{Column: col, Timestamp: l.ts}
 		if v := l.values[f]; v == nil {
 			c.TTL, c.LocalDeletionTime = mutation.NoTTL, l.now
 		} else {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/castable-db/castable/jsondump"
+	"github.com/castable-db/castable/mutation"
 )
 
 // writeBenchSchema writes BenchmarkSchema (plus options) into dir.
@@ -290,5 +291,92 @@ func TestWriteInterrupted(t *testing.T) {
 	}
 	if names, _ := os.ReadDir(out); len(names) != 0 {
 		t.Errorf("an interrupted write left %d files", len(names))
+	}
+}
+
+// TestCSVNonFrozenCollections: a CSV record with non-frozen set, map and
+// UDT columns writes exactly what the same INSERT written as CQL writes
+// (previous content deleted at timestamp - 1, one cell per element); list
+// elements get increasing time UUID paths.
+func TestCSVNonFrozenCollections(t *testing.T) {
+	dir := t.TempDir()
+	schemaFile := filepath.Join(dir, "schema.cql")
+	os.WriteFile(schemaFile, []byte(`CREATE TYPE ks.addr (street text, no int);
+CREATE TABLE ks.c (pk int, ck int, s set<int>, m map<text, int>, a addr, l list<text>, PRIMARY KEY (pk, ck));`), 0o644)
+	csvFile := filepath.Join(dir, "in.csv")
+	os.WriteFile(csvFile, []byte("1,1,\"{3, 1, 2}\",\"{'b': 2, 'a': 1}\",\"{street: 'Main', no: null}\",\"['x', 'y', 'z']\"\n2,1,,{},,[]\n"), 0o644)
+	cqlFile := filepath.Join(dir, "in.cql")
+	os.WriteFile(cqlFile, []byte("INSERT INTO c (pk, ck, s, m, a) VALUES (1, 1, {3, 1, 2}, {'b': 2, 'a': 1}, {street: 'Main', no: null});\n"+
+		"INSERT INTO c (pk, ck, s, m, a) VALUES (2, 1, null, {}, null);\n"), 0o644)
+	opts := WriteOptions{Schema: schemaFile, Timestamp: 1_600_000_000_000_000, Now: time.Unix(1_600_000_000, 0)}
+	dumps := map[string]string{}
+	for _, in := range []string{"csv", "cql"} {
+		o := opts
+		o.Out = filepath.Join(dir, "out-"+in)
+		if in == "csv" {
+			o.CSV = csvFile
+			o.CSVOptions.Columns = []string{"pk", "ck", "s", "m", "a", "l"}
+		} else {
+			o.CQL = cqlFile
+		}
+		if _, err := Write(context.Background(), quietEnv(), o); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		var out bytes.Buffer
+		if err := Dump(&Env{Stdout: &out}, DumpOptions{SSTable: o.Out, Schema: schemaFile, Canonical: true, Lines: true}); err != nil {
+			t.Fatal(err)
+		}
+		dumps[in] = out.String()
+	}
+	// Drop the list cells (their paths are time UUIDs of the run) and the
+	// list's deletion from the CSV dump before comparing.
+	table, err := loadTable(schemaFile, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, _, err := jsondump.DecodeAll(strings.NewReader(dumps["csv"]), table, jsondump.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lists [][]string
+	var stripped bytes.Buffer
+	enc := jsondump.NewEncoder(&stripped, table, jsondump.EncodeOptions{Format: jsondump.FormatCanonical, Layout: jsondump.LayoutLines})
+	for _, p := range parts {
+		for i := range p.Rows {
+			r := &p.Rows[i]
+			var kept []mutation.Cell
+			var elems []string
+			var prev []byte
+			for _, c := range r.Cells {
+				if c.Column.Name == "l" {
+					if prev != nil && bytes.Compare(prev[:8], c.Path[:8]) == 0 {
+						t.Errorf("list paths not distinct")
+					}
+					prev = c.Path
+					elems = append(elems, string(c.Value))
+					continue
+				}
+				kept = append(kept, c)
+			}
+			r.Cells = kept
+			var cds []mutation.ComplexDeletion
+			for _, cd := range r.ComplexDeletions {
+				if cd.Column.Name != "l" {
+					cds = append(cds, cd)
+				}
+			}
+			r.ComplexDeletions = cds
+			lists = append(lists, elems)
+		}
+		if err := enc.Encode(p, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc.Close()
+	if diff, err := jsondump.Diff(table, &stripped, strings.NewReader(dumps["cql"]), jsondump.DiffOptions{}); err != nil || diff != "" {
+		t.Errorf("CSV and CQL inserts differ: %v %s\nCSV: %s\nCQL: %s", err, diff, stripped.String(), dumps["cql"])
+	}
+	if len(lists) != 2 || strings.Join(lists[0], ",") != "x,y,z" && strings.Join(lists[1], ",") != "x,y,z" {
+		t.Errorf("list elements %q, want x,y,z in order", lists)
 	}
 }

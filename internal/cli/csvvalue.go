@@ -18,13 +18,10 @@ import (
 // literal forms of timestamps, dates, times, durations, uuids, inets and
 // numbers), and frozen collections, tuples and UDTs as CQL literals
 // ([1, 2], {'a': 1}, (1, 'x'), {field: 'v'}), the way cqlsh COPY prints
-// them. Non-frozen collections and UDTs are not supported: they take
-// several cells, which the --cql input writes.
+// them. A non-frozen collection or UDT is parsed as its frozen form, which
+// the loader splits into element cells (csvComplexCells).
 func csvParser(col *schema.Column) (func(dst []byte, s string) ([]byte, error), error) {
-	t := col.Type
-	if t.IsComplex() {
-		return nil, Usagef("CSV column %s has the non-frozen type %s, which CSV input does not write (use --cql)", col.Name, t)
-	}
+	t := col.Type.Freeze()
 	if t.IsCounter() {
 		return nil, Usagef("CSV column %s is a counter, which INSERT cannot write", col.Name)
 	}
