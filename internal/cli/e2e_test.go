@@ -16,22 +16,34 @@ import (
 
 var (
 	buildOnce sync.Once
+	binDir    string
 	binPath   string
 	buildErr  error
 	buildOut  []byte
 )
 
+// TestMain removes the binary the end-to-end tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
 // castableBinary builds cmd/castable once into a temporary directory.
 func castableBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "castable-e2e-")
-		if err != nil {
-			buildErr = err
+		binDir, buildErr = os.MkdirTemp("", "castable-e2e-")
+		if buildErr != nil {
 			return
 		}
-		binPath = filepath.Join(dir, "castable")
+		binPath = filepath.Join(binDir, "castable")
 		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goTool); err != nil {
+			goTool = "go"
+		}
 		cmd := exec.Command(goTool, "build", "-o", binPath, "github.com/castable-db/castable/cmd/castable")
 		buildOut, buildErr = cmd.CombinedOutput()
 	})
