@@ -126,6 +126,9 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 	case opts.MemtableSize < 0 || opts.MaxSSTableSize < 0:
 		return nil, Usagef("sizes must not be negative")
 	}
+	if opts.Input != "" && opts.Timestamp != 0 {
+		return nil, Usagef("--timestamp applies to --cql and --csv input; JSON carries its own timestamps")
+	}
 	if opts.CSV == "" && opts.CSVOptions.given() {
 		return nil, Usagef("CSV options (--columns, --header, --delimiter, --null-string, --ttl) need --csv")
 	}
