@@ -39,8 +39,9 @@ demo:
 	  --sstable-format mc,la --compression lz4,none --data-directory $(DEMO_DIR)
 	$(GO) run $(TAGFLAG) ./cmd/castable verify $$(find $(DEMO_DIR) -name '*-TOC.txt' -printf '%h\n' | sort -u)
 
-## test: every test, pure Go and (when the C libraries are present) with cgo
-test: lint test-purego test-cgo
+## test: every test, pure Go and (when the C libraries are present) with cgo,
+## plus the concurrency, fault-injection and crash tests under the race detector
+test: lint test-purego test-cgo test-race
 
 test-purego:
 	CGO_ENABLED=0 $(GO) test -count=1 $(PKG)
@@ -51,6 +52,11 @@ ifneq ($(TAGS),)
 else
 	@echo "no C libraries found (libdeflate, zlib, liblz4): cgo tests skipped"
 endif
+
+# The race detector needs cgo (a C compiler), not the optional C libraries.
+RACE_PKGS ?= ./memtable ./flush ./internal/reliability
+test-race:
+	CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PKGS)
 
 ## bench: the benchmark matrices
 bench:
