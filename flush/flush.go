@@ -93,10 +93,12 @@ const checkEvery = 4096
 // mc delta-encodes against and the columns its serialization header lists,
 // as Cassandra takes them from its memtable.
 func DataStats(f *memtable.Frozen) sstables.DataStats {
-	return dataStats(f.Stats())
+	return WriterStats(f.Stats())
 }
 
-func dataStats(s *mutation.Stats) sstables.DataStats {
+// WriterStats converts statistics collected over some data into the
+// writer's DataStats (see DataStats).
+func WriterStats(s *mutation.Stats) sstables.DataStats {
 	e := s.EncodingStats()
 	return sstables.DataStats{
 		Known:                true,

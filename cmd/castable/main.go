@@ -378,6 +378,7 @@ Example:
 			&ucli.StringFlag{Name: "to", Value: "mc", Usage: "target `FORMAT`: mc or la"},
 			&ucli.BoolFlag{Name: "scylla-shadowable", Usage: "mc: encode shadowable row deletions as ScyllaDB does (flag 0x80)"},
 			&ucli.BoolFlag{Name: "shadowable-as-regular", Usage: "la: write shadowable row deletions as regular ones instead of failing"},
+			&ucli.BoolFlag{Name: "header-all-columns", Usage: "mc: list every table column in the serialization header (as ScyllaDB does)"},
 		), compressionFlags()...),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() == 0 {
@@ -391,6 +392,7 @@ Example:
 				Schema: c.String("schema"), Table: c.String("table"), Generation: c.Int("generation"),
 				Jobs: c.Int("jobs"), ScyllaShadowable: c.Bool("scylla-shadowable"),
 				ShadowableAsRegular: c.Bool("shadowable-as-regular"),
+				HeaderAllColumns:    c.Bool("header-all-columns"),
 			})
 			return err
 		},

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/flush"
+	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
 	"github.com/castable-db/castable/sstables/la"
@@ -45,6 +47,9 @@ type ConvertOptions struct {
 	// ShadowableAsRegular lets an la target write shadowable row deletions
 	// as regular ones instead of failing (2.2 has none).
 	ShadowableAsRegular bool
+	// HeaderAllColumns lists every table column in an mc target's
+	// serialization header instead of only the columns that occur.
+	HeaderAllColumns bool
 }
 
 // Convert rewrites SSTables into another format, codec or chunk length
@@ -59,7 +64,9 @@ type ConvertOptions struct {
 // repairedAt, the LCS level and the commit log intervals (replay position
 // for la), and for la to la the ancestor generations. The mc serialization
 // header keeps the input's encoding minima and column set when the input is
-// mc, so an mc to mc rewrite reproduces Data.db.
+// mc, so an mc to mc rewrite reproduces Data.db; for an la input a first pass
+// over the data finds them, as a flush of that data would, so mc -> la -> mc
+// comes back to the same bytes.
 func Convert(ctx context.Context, env *Env, opts ConvertOptions) ([]*sstables.WriteResult, error) {
 	start := time.Now()
 	if opts.Out == "" {
@@ -194,8 +201,17 @@ func convertOne(ctx context.Context, desc sstables.Descriptor, table *schema.Tab
 		Compression:      &params,
 		Jobs:             jobs,
 		ScyllaShadowable: opts.ScyllaShadowable,
+		HeaderAllColumns: opts.HeaderAllColumns,
 	}
 	carryOver(r, &wopts)
+	if !wopts.Stats.Known && format.Version() == "mc" {
+		// An input without mc's serialization header (la): take the
+		// minima and the columns from the data, as a flush of that data
+		// would, with a first pass over it.
+		if wopts.Stats, err = scanStats(r); err != nil {
+			return nil, err
+		}
+	}
 	w, err := format.NewWriter(r.Table(), wopts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", desc, err)
@@ -261,6 +277,42 @@ func convertOne(ctx context.Context, desc sstables.Descriptor, table *schema.Tab
 		return nil, err
 	}
 	return res, nil
+}
+
+// scanStats reads r once and returns the statistics a memtable holding its
+// data would report: the encoding minima and the columns that occur.
+func scanStats(r sstables.Reader) (sstables.DataStats, error) {
+	stats := mutation.NewStats(r.Table())
+	sc, err := r.Scan()
+	if err != nil {
+		return sstables.DataStats{}, err
+	}
+	defer sc.Close()
+	for {
+		p, err := sc.NextPartition()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return sstables.DataStats{}, err
+		}
+		stats.AddPartition(p) // partition deletion and static row
+		for {
+			row, marker, err := sc.Next()
+			if err != nil {
+				return sstables.DataStats{}, err
+			}
+			if row == nil && marker == nil {
+				break
+			}
+			if row != nil {
+				stats.AddRow(row)
+			} else {
+				stats.AddMarker(marker)
+			}
+		}
+	}
+	return flush.WriterStats(stats), nil
 }
 
 // dataLength is the uncompressed length of desc's Data.db (its size when
