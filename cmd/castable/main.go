@@ -93,6 +93,18 @@ func run(ctx context.Context, args []string, env *cli.Env) int {
 	}
 	for _, c := range app.Commands {
 		c.OnUsageError = app.OnUsageError
+		// --quiet works after the command name too ("castable write -q").
+		c.Flags = append(c.Flags, &ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary line on stderr"})
+		before := c.Before
+		c.Before = func(cc *ucli.Context) error {
+			if cc.Bool("quiet") {
+				env.Quiet = true
+			}
+			if before != nil {
+				return before(cc)
+			}
+			return nil
+		}
 	}
 	err := app.RunContext(ctx, args)
 	if err != nil && isUsageMessage(err.Error()) {
