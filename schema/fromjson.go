@@ -129,6 +129,19 @@ func (t *Type) fromJSON(dst []byte, v any, depth int) ([]byte, error) {
 	return t.fromText(dst, s)
 }
 
+// integerBits is the width of an integer kind's values.
+func integerBits(k Kind) int {
+	switch k {
+	case KindInt:
+		return 32
+	case KindSmallint:
+		return 16
+	case KindTinyint:
+		return 8
+	}
+	return 64
+}
+
 // fromText parses the text of a native value (the string form, which the
 // JSON scalars share) and appends its serialization. Text and ascii are
 // taken verbatim; blobs are hex without 0x.
@@ -162,7 +175,7 @@ func (t *Type) fromText(dst []byte, s string) ([]byte, error) {
 		}
 		return out, nil
 	case KindInt, KindBigint, KindSmallint, KindTinyint, KindCounter:
-		bits := map[Kind]int{KindInt: 32, KindBigint: 64, KindSmallint: 16, KindTinyint: 8, KindCounter: 64}[t.Kind]
+		bits := integerBits(t.Kind)
 		n, err := strconv.ParseInt(s, 10, bits)
 		if err != nil {
 			if _, berr := parseBigInteger(s); berr == nil {
