@@ -1,0 +1,155 @@
+package reliability
+
+import (
+	"io"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/castable-db/castable/sstables"
+)
+
+// MemFS is a read-mostly in-memory sstables.FS: a set of files shared by
+// every case of a sweep plus at most one replaced file, so that a case
+// costs no copy of the untouched components. It also accepts writes (Create
+// buffers a file in memory) so writers can run over it.
+type MemFS struct {
+	mu    sync.Mutex
+	files map[string][]byte
+}
+
+// NewMemFS returns an empty MemFS.
+func NewMemFS() *MemFS { return &MemFS{files: map[string][]byte{}} }
+
+// Set stores b as the content of name (b is not copied).
+func (m *MemFS) Set(name string, b []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.files[filepath.Clean(name)] = b
+}
+
+// Get returns the content of name.
+func (m *MemFS) Get(name string) ([]byte, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.files[filepath.Clean(name)]
+	return b, ok
+}
+
+// Names returns every file name, sorted.
+func (m *MemFS) Names() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]string, 0, len(m.files))
+	for n := range m.files {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Create implements sstables.FS.
+func (m *MemFS) Create(name string) (sstables.File, error) {
+	m.Set(name, []byte{})
+	return &memFile{fs: m, name: filepath.Clean(name), writable: true}, nil
+}
+
+// Open implements sstables.FS.
+func (m *MemFS) Open(name string) (sstables.File, error) {
+	b, ok := m.Get(name)
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return &memFile{fs: m, name: filepath.Clean(name), data: b}, nil
+}
+
+// Rename implements sstables.FS.
+func (m *MemFS) Rename(oldname, newname string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.files[filepath.Clean(oldname)]
+	if !ok {
+		return &fs.PathError{Op: "rename", Path: oldname, Err: fs.ErrNotExist}
+	}
+	delete(m.files, filepath.Clean(oldname))
+	m.files[filepath.Clean(newname)] = b
+	return nil
+}
+
+// Remove implements sstables.FS.
+func (m *MemFS) Remove(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.files[filepath.Clean(name)]; !ok {
+		return &fs.PathError{Op: "remove", Path: name, Err: fs.ErrNotExist}
+	}
+	delete(m.files, filepath.Clean(name))
+	return nil
+}
+
+// SyncDir implements sstables.FS.
+func (m *MemFS) SyncDir(string) error { return nil }
+
+// MkdirAll implements sstables.FS.
+func (m *MemFS) MkdirAll(string) error { return nil }
+
+// ReadDir implements sstables.FS.
+func (m *MemFS) ReadDir(dir string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	prefix := filepath.Clean(dir) + string(filepath.Separator)
+	var names []string
+	for name := range m.files {
+		if rest, ok := strings.CutPrefix(name, prefix); ok && !strings.Contains(rest, string(filepath.Separator)) {
+			names = append(names, rest)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+type memFile struct {
+	fs       *MemFS
+	name     string
+	data     []byte
+	off      int64
+	writable bool
+}
+
+func (f *memFile) Read(p []byte) (int, error) {
+	if f.off >= int64(len(f.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, f.data[f.off:])
+	f.off += int64(n)
+	return n, nil
+}
+
+func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fs.ErrInvalid
+	}
+	if off >= int64(len(f.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, f.data[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (f *memFile) Write(p []byte) (int, error) {
+	if !f.writable {
+		return 0, fs.ErrPermission
+	}
+	f.data = append(f.data, p...)
+	f.fs.Set(f.name, f.data)
+	return len(p), nil
+}
+
+func (f *memFile) Close() error         { return nil }
+func (f *memFile) Sync() error          { return nil }
+func (f *memFile) Size() (int64, error) { return int64(len(f.data)), nil }
