@@ -41,6 +41,15 @@ type setFile struct {
 	c      Component
 	closed bool
 	cerr   error
+	wb     writeback
+}
+
+// Write writes to the file and starts the writeback of every
+// WritebackInterval bytes when the file supports it (see WritebackFile).
+func (f *setFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	f.wb.wrote(n)
+	return n, err
 }
 
 // Close syncs and closes the file, so that a caller closing a component
@@ -117,6 +126,7 @@ func (s *FileSet) Create(c Component) (File, error) {
 		return nil, s.fail(err)
 	}
 	sf := &setFile{File: f, c: c}
+	sf.wb.file, _ = f.(WritebackFile)
 	s.files = append(s.files, sf)
 	return sf, nil
 }
