@@ -113,7 +113,9 @@ func (c *deflateCompressor) Decompress(dst, src []byte, maxLen int) ([]byte, err
 	if err := checkZlibHeader(src); err != nil {
 		return nil, err
 	}
-	dst = grow(dst, max(maxLen, 0))
+	// A valid stream never needs more room than its size allows (see
+	// deflateMaxExpansion): a hostile chunk bound costs no memory.
+	dst = grow(dst, min(max(maxLen, 0), maxDecodedLen(len(src), deflateMaxExpansion)))
 	n, err := c.dec.decode(dst, src)
 	if err != nil {
 		return nil, err

@@ -124,6 +124,9 @@ func (c *lz4Compressor) Decompress(dst, src []byte, maxLen int) ([]byte, error) 
 	if uint64(n) > uint64(max(maxLen, 0)) {
 		return nil, corruptf(LZ4, "length prefix %d exceeds the chunk bound %d", n, maxLen)
 	}
+	if block := len(src) - lz4PrefixLen; uint64(n) > uint64(maxDecodedLen(block, lz4MaxExpansion)) {
+		return nil, corruptf(LZ4, "length prefix %d is more than a block of %d bytes can decode to", n, block)
+	}
 	if n == 0 {
 		// The empty block is the single token 00, as LZ4_decompress_safe
 		// requires for a zero-size output. Handled here because pierrec's

@@ -45,6 +45,9 @@ func (snappyCompressor) Decompress(dst, src []byte, maxLen int) ([]byte, error) 
 	if n > maxLen {
 		return nil, corruptf(Snappy, "declared length %d exceeds the chunk bound %d", n, maxLen)
 	}
+	if n > maxDecodedLen(len(src), snappyMaxExpansion) {
+		return nil, corruptf(Snappy, "declared length %d is more than a block of %d bytes can decode to", n, len(src))
+	}
 	out, err := snappy.Decode(dst[:cap(dst)], src)
 	if err != nil {
 		return nil, corruptWrap(Snappy, err, "invalid block")

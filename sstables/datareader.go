@@ -263,7 +263,10 @@ func (r *DataReader) decompress(c *chunkCache, i int, payload []byte) error {
 		}
 		c.comp = comp
 	}
-	out, err := c.comp.Decompress(c.buf[:0], payload, r.info.ChunkLength)
+	// The chunk's own length bounds the output (not the chunk length: the
+	// last chunk is shorter, and a damaged CompressionInfo.db may claim
+	// 1 GiB chunks over a few bytes of data).
+	out, err := c.comp.Decompress(c.buf[:0], payload, r.info.ChunkDataLength(i))
 	if err != nil {
 		return r.corrupt(off, err, "chunk %d does not decompress", i)
 	}
