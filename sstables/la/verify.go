@@ -111,6 +111,9 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter) error {
 				return sstables.Corruptf(r.desc.Path(sstables.ComponentSummary), string(sstables.ComponentSummary), -1,
 					"entry %d has key %x, Index.db has %x at offset %d", sample, r.summary.Key(sample), p.Key, e.offset)
 			}
+			if err := r.summary.CheckSampleAt(sample, int64(parts), r.desc.Path(sstables.ComponentSummary)); err != nil {
+				return err
+			}
 			sample++
 		}
 		prevKey = append(prevKey[:0], p.Key...)
@@ -127,6 +130,9 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter) error {
 			return sstables.Corruptf(sp, string(sstables.ComponentSummary), -1, "only %d of its %d entries match Index.db", sample, r.summary.Len())
 		case parts > 0 && (!bytes.Equal(r.summary.First, firstKey) || !bytes.Equal(r.summary.Last, prevKey)):
 			return sstables.Corruptf(sp, string(sstables.ComponentSummary), -1, "first/last keys %x/%x, Data.db has %x/%x", r.summary.First, r.summary.Last, firstKey, prevKey)
+		}
+		if err := r.summary.CheckPartitionCount(int64(parts), sp); err != nil {
+			return err
 		}
 	}
 	return nil

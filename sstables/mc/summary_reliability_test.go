@@ -73,3 +73,18 @@ func TestVerifyChecksSummaryEntries(t *testing.T) {
 	_, err = r.Get(p.Key)
 	wantSummaryError(t, "summary position beyond Index.db: Get", err)
 }
+
+// TestVerifyChecksSummarySampling: the header's size at full sampling must
+// match the partition count (5 partitions at interval 128 make 1 entry).
+func TestVerifyChecksSummarySampling(t *testing.T) {
+	m, desc, orig := summaryCase(t)
+	damaged := slices.Clone(orig)
+	binary.BigEndian.PutUint32(damaged[20:], 7)
+	m.set(desc.Path(sstables.ComponentSummary), damaged)
+	r, err := Open(desc, nil, sstables.ReaderOptions{FS: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	wantSummaryError(t, "size at full sampling 7", r.Verify())
+}

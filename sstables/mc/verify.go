@@ -49,8 +49,10 @@ func (r *Reader) Verify() error {
 func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summary) (firstKey, lastKey []byte, err error) {
 	summaryPath := r.desc.Path(sstables.ComponentSummary)
 	sample := 0
+	var entries int64 // index entries seen
 	// checkSample matches the next summary entry against the index entry e.
 	checkSample := func(e *IndexEntry) error {
+		entries++
 		if summary == nil || sample >= summary.Len() || summary.IndexPosition(sample) != e.Offset {
 			return nil
 		}
@@ -58,16 +60,22 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 			return sstables.Corruptf(summaryPath, string(sstables.ComponentSummary), -1,
 				"entry %d has key %x, the Index.db entry at offset %d has %x", sample, summary.Key(sample), e.Offset, e.Key)
 		}
+		if err := summary.CheckSampleAt(sample, entries-1, summaryPath); err != nil {
+			return err
+		}
 		sample++
 		return nil
 	}
 	// checkSummaryEnd requires every summary entry to have been matched.
 	checkSummaryEnd := func() error {
-		if summary != nil && sample != summary.Len() {
+		if summary == nil {
+			return nil
+		}
+		if sample != summary.Len() {
 			return sstables.Corruptf(summaryPath, string(sstables.ComponentSummary), -1,
 				"entry %d (Index.db position %d) matches no index entry in order", sample, summary.IndexPosition(sample))
 		}
-		return nil
+		return summary.CheckPartitionCount(entries, summaryPath)
 	}
 	it, closer, err := r.openIndex(0, true)
 	if err != nil {
