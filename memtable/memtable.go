@@ -135,8 +135,8 @@ func (m *Memtable) shardOf(token int64) *shard {
 // Apply costs O(size of p · log(rows of the partition)): appending rows to a
 // large partition in clustering order stays cheap.
 func (m *Memtable) Apply(p *mutation.Partition) error {
-	if len(p.Key) > 0xFFFF {
-		return fmt.Errorf("memtable: partition key of %d bytes exceeds Cassandra's 65535-byte limit", len(p.Key))
+	if err := checkKeyLimits(p); err != nil {
+		return err
 	}
 	token := dht.Token(p.Key)
 	s := m.shardOf(token)

@@ -4,10 +4,16 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/memtable"
+	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/la"
+	"github.com/castable-db/castable/sstables/mc"
 )
 
 // countField is a count or length field of a component header, located in
@@ -138,5 +144,59 @@ func TestHostileHeaderCounts(t *testing.T) {
 	}
 	if tried < 50 {
 		t.Fatalf("only %d hostile fields tried", tried)
+	}
+}
+
+// TestKeySizeLimits: Cassandra limits a partition key and each clustering
+// value to 65535 bytes. The memtable rejects larger ones when they are
+// applied (not at flush), the writers reject them too, and the errors say
+// so in a short message (not 128 KiB of hex).
+func TestKeySizeLimits(t *testing.T) {
+	mk := func(keyLen, ckLen int) *mutation.Partition {
+		key := make([]byte, keyLen)
+		binary.BigEndian.PutUint32(key, 7)
+		ck := make([]byte, ckLen)
+		binary.BigEndian.PutUint32(ck, 1)
+		row := mutation.NewRow(mutation.Clustering{ck})
+		row.Liveness = mutation.LivenessInfo{Timestamp: 1, TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime}
+		return &mutation.Partition{Key: key, Deletion: mutation.Live, Static: mutation.NewRow(nil), Rows: []mutation.Row{row}}
+	}
+	blobTable, err := parseTable(`CREATE TABLE ks.b (pk blob, ck blob, v int, PRIMARY KEY (pk, ck));`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		keyLen, ckLen int
+		ok            bool
+		want          string
+	}{
+		{65535, 4, true, ""},
+		{4, 65535, true, ""},
+		{65536, 4, false, "partition key of 65536 bytes"},
+		{4, 65536, false, "clustering value 0 of 65536 bytes"},
+	} {
+		p := mk(c.keyLen, c.ckLen)
+		m := memtable.New(blobTable, memtable.Options{})
+		err := m.Apply(p)
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("memtable: key %d, clustering %d: %v", c.keyLen, c.ckLen, err)
+		case !c.ok && (err == nil || !strings.Contains(err.Error(), c.want) || len(err.Error()) > 200):
+			t.Errorf("memtable: key %d, clustering %d: got %v, want a short error saying %q", c.keyLen, c.ckLen, err, c.want)
+		}
+	}
+	for _, f := range []sstables.Format{mc.Format, la.Format{}} {
+		w, err := f.NewWriter(blobTable, sstables.WriterOptions{Dir: "/x", Generation: 1, FS: NewMemFS(),
+			Compression: &compress.Params{Codec: compress.None}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = w.Append(mk(70000, 4))
+		w.Abort()
+		if err == nil || !strings.Contains(err.Error(), "70000 bytes") {
+			t.Errorf("%s writer: a 70000-byte key: got %v", f.Version(), err)
+		} else if len(err.Error()) > 1024 {
+			t.Errorf("%s writer: the error for a 70000-byte key is %d bytes long: %.200s…", f.Version(), len(err.Error()), err)
+		}
 	}
 }

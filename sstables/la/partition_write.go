@@ -7,6 +7,7 @@ import (
 
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
 )
 
 // partitionWriter turns partitions of the row model into 2.2 atoms and
@@ -112,7 +113,7 @@ func columnComponents(cols []*schema.Column) ([][]byte, []int) {
 // errorf reports data the la format cannot represent, naming the
 // partition.
 func (w *partitionWriter) errorf(format string, args ...any) error {
-	return fmt.Errorf("la: partition %x: %s", w.key, fmt.Sprintf(format, args...))
+	return fmt.Errorf("la: partition %s: %s", sstables.ShortHex(w.key), fmt.Sprintf(format, args...))
 }
 
 // start writes the partition header.
