@@ -67,8 +67,8 @@ func newCollector(t *schema.Table, l layout) *collector {
 }
 
 // startPartition begins collecting a partition.
+// The key's cardinality (hll) is fed by the writer's partition sink.
 func (c *collector) startPartition(key []byte, deletion mutation.DeletionTime) {
-	c.hll.OfferKey(key)
 	c.pTSSet, c.pLDTSet = false, false
 	c.pCells = 0
 	c.pHasTombstoneLDT = false
@@ -181,12 +181,11 @@ func foldNames(seen, candidate [][]byte, types []*schema.Type, sign int) [][]byt
 	return seen
 }
 
-// endPartition folds the partition into the SSTable's statistics. size is
-// the partition's serialized size.
-func (c *collector) endPartition(size int64) {
+// endPartition folds the partition into the SSTable's statistics. The
+// partition's size and cell count (pCells) go to the size and cell
+// histograms through the writer's partition sink.
+func (c *collector) endPartition() {
 	c.anyPartition = true
-	c.sizes.Add(size)
-	c.cells.Add(c.pCells)
 	// A partition without data contributes the trackers' defaults, as
 	// ColumnStats does.
 	minTS, maxTS := int64(math.MinInt64), int64(math.MaxInt64)

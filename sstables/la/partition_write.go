@@ -613,6 +613,6 @@ func (w *partitionWriter) finish() ([]indexInfo, int64, error) {
 	for _, ldt := range w.cellLDTs {
 		w.stats.tombstone(ldt)
 	}
-	w.stats.endPartition(size)
+	w.stats.endPartition()
 	return blocks, size, nil
 }

@@ -1,7 +1,6 @@
 package la
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"math"
@@ -20,7 +19,7 @@ const (
 	// defaultFPChance is bloom_filter_fp_chance's default.
 	defaultFPChance = 0.01
 	// outFlushSize is how many serialized bytes of a large partition are
-	// kept before they are handed to the Data.db writer.
+	// kept before they are handed to the partition sink.
 	outFlushSize = 256 << 10
 	// outBatchSize is how many serialized bytes of finished partitions are
 	// gathered before they are handed over.
@@ -29,10 +28,12 @@ const (
 
 // Writer writes one la SSTable; it implements sstables.Writer.
 //
-// Data.db goes through the sstables chunked DataWriter with Adler-32 chunk
-// checksums and digest; Index.db, Summary.db (with the la boundaries
-// trailer), Filter.db (old hash order) and Statistics.db (la layout) are fed
-// as each partition ends. Nothing is allocated per row once the reused
+// The writer's goroutine serializes partitions, builds their Index.db
+// entries and collects Statistics.db (la layout); an sstables.PartitionSink
+// does the rest on a second goroutine: the chunked DataWriter with Adler-32
+// chunk checksums and digest, Index.db writes, Summary.db (with the la
+// boundaries trailer), Filter.db (old hash order), the key cardinality and
+// the partition histograms. Nothing is allocated per row once the reused
 // buffers have grown (rows inside an open range tombstone are copied until
 // it closes).
 //
@@ -51,14 +52,13 @@ type Writer struct {
 
 	files   *sstables.FileSet
 	data    *sstables.DataWriter
-	index   *bufio.Writer
-	indexAt int64
+	sink    *sstables.PartitionSink
 	summary *sstables.SummaryBuilder
 	filter  *sstables.BloomFilter
-	hashes  []uint64 // key hashes when the filter is sized at Finish
 	fp      float64
 
 	entry     []byte
+	h1, h2    uint64 // Murmur3 halves of the current partition's key
 	err       error
 	inPart    bool
 	finished  bool
@@ -152,7 +152,6 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 		w.files.Abort()
 		return nil, err
 	}
-	w.index = bufio.NewWriterSize(indexFile, 256<<10)
 	w.data, err = sstables.NewDataWriter(dataFile, sstables.DataWriterOptions{
 		Compression: params,
 		Algorithm:   checksummer.Adler32,
@@ -163,6 +162,17 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 		w.files.Abort()
 		return nil, err
 	}
+	st := w.pw.stats
+	w.sink = sstables.NewPartitionSink(sstables.PartitionSinkOptions{
+		Data:           w.data,
+		Index:          indexFile,
+		Summary:        w.summary,
+		Filter:         w.filter,
+		KeepHashes:     w.fp < 1 && w.filter == nil,
+		Cardinality:    st.hll,
+		PartitionSizes: st.sizes,
+		CellCounts:     st.cells,
+	})
 	return w, nil
 }
 
@@ -197,15 +207,15 @@ func (w *Writer) fail(err error) error {
 	return w.err
 }
 
-// flushOut hands the serialized bytes to the Data.db writer.
+// flushOut hands the serialized bytes to the partition sink.
 func (w *Writer) flushOut() error {
 	if len(w.pw.out) == 0 {
 		return nil
 	}
-	if _, err := w.data.Write(w.pw.out); err != nil {
+	var err error
+	if w.pw.out, err = w.sink.Submit(w.pw.out); err != nil {
 		return w.fail(err)
 	}
-	w.pw.out = w.pw.out[:0]
 	return nil
 }
 
@@ -222,16 +232,11 @@ func (w *Writer) StartPartition(p *mutation.Partition) error {
 	if w.parts > 0 && dht.Compare(w.prevToken, w.prevKey, token, p.Key) >= 0 {
 		return w.fail(fmt.Errorf("la: partition %x (token %d) does not come after %x (token %d)", p.Key, token, w.prevKey, w.prevToken))
 	}
-	w.partStart = w.data.Position() + int64(len(w.pw.out))
+	w.partStart = w.sink.Position() + int64(len(w.pw.out))
 	if err := w.pw.start(p); err != nil {
 		return w.fail(err)
 	}
-	switch {
-	case w.filter != nil:
-		w.filter.AddHash(h1, h2)
-	case w.fp < 1:
-		w.hashes = append(w.hashes, h1, h2)
-	}
+	w.h1, w.h2 = h1, h2
 	w.prevKey = append(w.prevKey[:0], p.Key...)
 	w.prevToken = token
 	w.inPart = true
@@ -289,20 +294,17 @@ func (w *Writer) EndPartition() error {
 	if !w.inPart {
 		return w.fail(fmt.Errorf("%w: EndPartition outside a partition", errWriterState))
 	}
-	blocks, _, err := w.pw.finish()
+	blocks, size, err := w.pw.finish()
 	if err != nil {
 		return w.fail(err)
 	}
 	w.entry = appendIndexEntry(w.entry[:0], w.prevKey, w.partStart, w.pw.deletion, blocks)
-	if _, err := w.index.Write(w.entry); err != nil {
+	if err := w.sink.EndPartition(w.prevKey, w.h1, w.h2, w.entry, size, w.pw.stats.pCells); err != nil {
 		return w.fail(err)
 	}
-	w.summary.Add(w.prevKey, w.indexAt)
-	w.indexAt += int64(len(w.entry))
 	w.parts++
 	w.inPart = false
-	// Small partitions are handed over in batches: the Data.db writer
-	// checksums each piece it is given.
+	// Small partitions are handed over in batches.
 	if len(w.pw.out) >= outBatchSize {
 		return w.flushOut()
 	}
@@ -338,14 +340,13 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 	if w.parts == 0 {
 		return nil, w.fail(errors.New("la: an SSTable needs at least one partition"))
 	}
-	if err := w.flushOut(); err != nil {
-		return nil, err
-	}
-	res, err := w.data.Finish()
+	sinkRes, err := w.sink.Finish(w.pw.out)
+	w.pw.out = nil
 	if err != nil {
 		return nil, w.fail(err)
 	}
-	if err := w.index.Flush(); err != nil {
+	res, err := w.data.Finish()
+	if err != nil {
 		return nil, w.fail(err)
 	}
 	put := func(c sstables.Component, b []byte) error {
@@ -382,10 +383,9 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 			if w.filter, err = sstables.NewBloomFilter(w.parts, w.fp, true); err != nil {
 				return nil, w.fail(fmt.Errorf("la: %w", err))
 			}
-			for i := 0; i+1 < len(w.hashes); i += 2 {
-				w.filter.AddHash(w.hashes[i], w.hashes[i+1])
+			for i := 0; i+1 < len(sinkRes.Hashes); i += 2 {
+				w.filter.AddHash(sinkRes.Hashes[i], sinkRes.Hashes[i+1])
 			}
-			w.hashes = nil
 		}
 		if err := put(sstables.ComponentFilter, w.filter.AppendTo(nil)); err != nil {
 			return nil, err
@@ -460,6 +460,9 @@ func replayPosition(ivs []sstables.CommitLogInterval) sstables.CommitLogPosition
 // Abort implements sstables.Writer.
 func (w *Writer) Abort() error {
 	w.fail(errors.New("la: writer aborted"))
+	if w.sink != nil {
+		w.sink.Abort()
+	}
 	if w.data != nil {
 		w.data.Abort()
 	}

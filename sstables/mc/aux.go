@@ -5,17 +5,18 @@ import (
 	"github.com/castable-db/castable/sstables"
 )
 
-// auxBuilders builds what is fed once per partition besides Data.db and
+// auxBuilders holds what is fed once per partition besides Data.db and
 // Index.db: Summary.db, Filter.db, the HyperLogLog++ cardinality and the
-// histograms of Statistics.db. Keys are hashed once: the writer passes the
-// Murmur3 halves it computed for the token.
+// histograms of Statistics.db. The partition sink feeds the summary, filter,
+// cardinality and the size and cell histograms on its goroutine (keys are
+// hashed once: the writer passes the Murmur3 halves it computed for the
+// token); the writer's goroutine feeds the tombstone histogram.
 type auxBuilders struct {
 	fpChance float64
 	summary  *sstables.SummaryBuilder
 	filter   *sstables.BloomFilter
-	// hashes keeps the keys' Murmur3 halves when the filter is sized at
-	// Finish (ExpectedPartitions 0).
-	hashes     []uint64
+	// sizeFilter says the filter is sized at Finish (ExpectedPartitions
+	// 0) from the keys' Murmur3 halves the sink keeps.
 	sizeFilter bool
 	hll        *sstables.HyperLogLog
 	sizes      *sstables.EstimatedHistogram
@@ -55,17 +56,6 @@ func newAuxBuilders(table *schema.Table, opts *sstables.WriterOptions) *auxBuild
 	return a
 }
 
-// addKey records a partition key with its Murmur3 halves.
-func (a *auxBuilders) addKey(key []byte, h1, h2 uint64) {
-	a.hll.Offer(sstables.Hash2_64(key, 0))
-	switch {
-	case a.filter != nil:
-		a.filter.AddHash(h1, h2)
-	case a.sizeFilter:
-		a.hashes = append(a.hashes, h1, h2)
-	}
-}
-
 // addDropTime records a local deletion time in the tombstone histogram.
 func (a *auxBuilders) addDropTime(ldt int32) {
 	p := int64(ldt)
@@ -75,15 +65,9 @@ func (a *auxBuilders) addDropTime(ldt int32) {
 	a.tombstones.Update(float64(p))
 }
 
-// addPartition records a finished partition.
-func (a *auxBuilders) addPartition(key []byte, indexPos, size, cells int64) {
-	a.summary.Add(key, indexPos)
-	a.sizes.Add(size)
-	a.cells.Add(cells)
-}
-
-// finish returns Summary.db and Filter.db.
-func (a *auxBuilders) finish() ([]componentBytes, error) {
+// finish returns Summary.db and Filter.db; hashes are the keys' Murmur3
+// halves (h1, h2 pairs) when the filter is sized now.
+func (a *auxBuilders) finish(hashes []uint64) ([]componentBytes, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
@@ -93,14 +77,13 @@ func (a *auxBuilders) finish() ([]componentBytes, error) {
 	}
 	out := []componentBytes{{sstables.ComponentSummary, b}}
 	if a.sizeFilter {
-		n := int64(len(a.hashes) / 2)
+		n := int64(len(hashes) / 2)
 		if a.filter, err = sstables.NewBloomFilter(n, a.fpChance, false); err != nil {
 			return nil, err
 		}
-		for i := 0; i+1 < len(a.hashes); i += 2 {
-			a.filter.AddHash(a.hashes[i], a.hashes[i+1])
+		for i := 0; i+1 < len(hashes); i += 2 {
+			a.filter.AddHash(hashes[i], hashes[i+1])
 		}
-		a.hashes = nil
 	}
 	if a.filter != nil {
 		out = append(out, componentBytes{sstables.ComponentFilter, a.filter.AppendTo(nil)})

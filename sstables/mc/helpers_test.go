@@ -18,6 +18,11 @@ type memSink struct{ bytes.Buffer }
 
 func (m *memSink) Position() int64 { return int64(m.Len()) }
 
+func (m *memSink) Submit(buf []byte) ([]byte, error) {
+	m.Write(buf)
+	return buf[:0], nil
+}
+
 // refSSTable is a real SSTable folder of the test corpus.
 type refSSTable struct {
 	name string // case name relative to the corpus root

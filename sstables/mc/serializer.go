@@ -8,10 +8,13 @@ import (
 	"github.com/castable-db/castable/schema"
 )
 
-// dataSink receives the uncompressed Data.db stream.
+// dataSink receives the uncompressed Data.db stream in buffers
+// (sstables.PartitionSink).
 type dataSink interface {
-	Write(p []byte) (int, error)
-	// Position is the uncompressed offset of the next byte written.
+	// Submit takes buf, the bytes that follow those submitted before, and
+	// returns an empty buffer to continue in.
+	Submit(buf []byte) ([]byte, error)
+	// Position is the number of bytes submitted so far.
 	Position() int64
 }
 
@@ -89,9 +92,16 @@ func (s *serializer) flush() error {
 	if len(s.out) == 0 {
 		return nil
 	}
-	_, err := s.sink.Write(s.out)
-	s.out = s.out[:0]
+	var err error
+	s.out, err = s.sink.Submit(s.out)
 	return err
+}
+
+// takeOut returns the pending bytes, which the caller hands over last.
+func (s *serializer) takeOut() []byte {
+	b := s.out
+	s.out = nil
+	return b
 }
 
 // startPartition writes the partition header and the static row (always,

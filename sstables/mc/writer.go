@@ -1,7 +1,6 @@
 package mc
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"math"
@@ -16,11 +15,13 @@ import (
 
 // Writer writes one mc SSTable. It implements sstables.Writer.
 //
-// Data.db goes through the sstables chunked DataWriter (compression, chunk
-// checksums, digest by combine); the row serializer, Index.db with its
-// promoted index, Summary.db, Filter.db and Statistics.db are fed as each
-// partition ends. Nothing is allocated per row once the reused buffers have
-// grown.
+// The writer's goroutine serializes rows and builds each partition's
+// Index.db entry (with its promoted index) and the Statistics.db
+// collector's values; an sstables.PartitionSink does the rest on a second
+// goroutine: the chunked DataWriter (compression, chunk checksums, digest by
+// combine), Index.db writes, Summary.db, Filter.db, the key cardinality and
+// the partition histograms. Nothing is allocated per row once the reused
+// buffers have grown.
 //
 // The writer writes what it is given: it does not purge data shadowed by
 // deletions of the same partition (Cassandra's memtable flush does; that is
@@ -37,12 +38,12 @@ type Writer struct {
 	ser    *serializer
 	aux    *auxBuilders
 
-	files   *sstables.FileSet
-	data    *sstables.DataWriter
-	index   *bufio.Writer
-	indexAt int64
+	files *sstables.FileSet
+	data  *sstables.DataWriter
+	sink  *sstables.PartitionSink
 
 	entry     []byte
+	h1, h2    uint64 // Murmur3 halves of the current partition's key
 	err       error
 	inPart    bool
 	finished  bool
@@ -115,7 +116,6 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions) (*Writer, error
 		w.files.Abort()
 		return nil, err
 	}
-	w.index = bufio.NewWriterSize(indexFile, 256<<10)
 	w.data, err = sstables.NewDataWriter(dataFile, sstables.DataWriterOptions{
 		Compression: params,
 		Jobs:        opts.Jobs,
@@ -125,10 +125,20 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions) (*Writer, error
 		w.files.Abort()
 		return nil, err
 	}
+	w.sink = sstables.NewPartitionSink(sstables.PartitionSinkOptions{
+		Data:           w.data,
+		Index:          indexFile,
+		Summary:        w.aux.summary,
+		Filter:         w.aux.filter,
+		KeepHashes:     w.aux.sizeFilter,
+		Cardinality:    w.aux.hll,
+		PartitionSizes: w.aux.sizes,
+		CellCounts:     w.aux.cells,
+	})
 	w.ser = newSerializer(table, w.header, static, regular, serializerOptions{
 		scyllaShadowable: opts.ScyllaShadowable,
 		columnIndexSize:  opts.ColumnIndexSize,
-		sink:             w.data,
+		sink:             w.sink,
 		coll:             w.coll,
 	})
 	return w, nil
@@ -191,7 +201,7 @@ func (w *Writer) StartPartition(p *mutation.Partition) error {
 	if err := w.ser.startPartition(p.Key, p.Deletion, &p.Static); err != nil {
 		return w.fail(fmt.Errorf("mc: partition %s: %w", sstables.ShortHex(p.Key), err))
 	}
-	w.aux.addKey(p.Key, h1, h2)
+	w.h1, w.h2 = h1, h2
 	w.prevKey = append(w.prevKey[:0], p.Key...)
 	w.prevToken = token
 	w.inPart = true
@@ -243,12 +253,10 @@ func (w *Writer) EndPartition() error {
 	if err != nil {
 		return w.fail(err)
 	}
-	if _, err := w.index.Write(entry); err != nil {
+	if err := w.sink.EndPartition(w.prevKey, w.h1, w.h2, entry, size, w.ser.partCells); err != nil {
 		return w.fail(err)
 	}
-	w.aux.addPartition(w.prevKey, w.indexAt, size, w.ser.partCells)
 	w.cells += w.ser.partCells
-	w.indexAt += int64(len(entry))
 	w.parts++
 	w.inPart = false
 	return nil
@@ -283,14 +291,12 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 	if w.parts == 0 {
 		return nil, w.fail(errors.New("mc: an SSTable needs at least one partition"))
 	}
-	if err := w.ser.flush(); err != nil {
+	sinkRes, err := w.sink.Finish(w.ser.takeOut())
+	if err != nil {
 		return nil, w.fail(err)
 	}
 	res, err := w.data.Finish()
 	if err != nil {
-		return nil, w.fail(err)
-	}
-	if err := w.index.Flush(); err != nil {
 		return nil, w.fail(err)
 	}
 	var comps []componentBytes
@@ -305,7 +311,7 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 	} else if res.CRC != nil {
 		comps = append(comps, componentBytes{sstables.ComponentCRC, res.CRC.AppendTo(nil)})
 	}
-	aux, err := w.aux.finish()
+	aux, err := w.aux.finish(sinkRes.Hashes)
 	if err != nil {
 		return nil, w.fail(err)
 	}
@@ -316,7 +322,7 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 		return nil, w.fail(err)
 	}
 	comps = append(comps, componentBytes{sstables.ComponentStatistics, sb})
-	total := res.FileSize + w.indexAt
+	total := res.FileSize + sinkRes.IndexLength
 	for _, c := range comps {
 		if err := w.files.WriteComponent(c.component, c.bytes); err != nil {
 			return nil, w.fail(err)
@@ -411,6 +417,9 @@ func comparePos(a, b sstables.CommitLogPosition) int {
 // Abort implements sstables.Writer.
 func (w *Writer) Abort() error {
 	w.fail(errors.New("mc: writer aborted"))
+	if w.sink != nil {
+		w.sink.Abort()
+	}
 	if w.data != nil {
 		w.data.Abort()
 	}
