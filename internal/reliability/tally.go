@@ -24,7 +24,13 @@ type Counts struct {
 	Panics, Hangs int
 	// CLIRuns counts the cases also run through castable dump and verify.
 	CLIRuns int
+	// Undetected are examples of the undetectable flips (at most
+	// maxExamples), to explain them.
+	Undetected []string
 }
+
+// maxExamples bounds Counts.Undetected.
+const maxExamples = 12
 
 // Tried returns the number of truncations and flips tried.
 func (c *Counts) Tried() (truncations, flips int) {
@@ -83,6 +89,9 @@ func (t *Tally) Add(o *Outcome) {
 	}
 	if o.CLIRan {
 		c.CLIRuns++
+	}
+	if (o.Verdict == Undetectable || o.Verdict == UndetectableChanged) && len(c.Undetected) < maxExamples {
+		c.Undetected = append(c.Undetected, o.Target.Name+": "+o.Damage.String()+" ("+o.Verdict.String()+")")
 	}
 	if o.Verdict == Failed && len(t.failed) < t.KeepFailures {
 		t.failed = append(t.failed, o)
@@ -189,4 +198,21 @@ func compareGroups(a, b string) int {
 		return d
 	}
 	return strings.Compare(a, b)
+}
+
+// WriteUndetected lists the examples of undetectable flips per group and
+// component.
+func (t *Tally) WriteUndetected(w io.Writer) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var b strings.Builder
+	for g, comps := range t.cells {
+		for c, n := range comps {
+			for _, ex := range n.Undetected {
+				fmt.Fprintf(&b, "%s %s: %s\n", g, c, ex)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

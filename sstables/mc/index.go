@@ -207,8 +207,10 @@ func (d *indexDecoder) decodePromoted(b []byte) (*PromotedIndex, int, error) {
 	}
 	infoStart := r.off
 	pi.Blocks = make([]IndexBlock, n)
+	starts := make([]int, n) // each IndexInfo's offset from the first
 	for i := range pi.Blocks {
 		blk := &pi.Blocks[i]
+		starts[i] = r.off - infoStart
 		blk.FirstKind, blk.First = d.readPrefix(&r)
 		blk.LastKind, blk.Last = d.readPrefix(&r)
 		off, _ := r.uvint()
@@ -234,8 +236,8 @@ func (d *indexDecoder) decodePromoted(b []byte) (*PromotedIndex, int, error) {
 	infoLen := r.off - infoStart
 	for i := 0; i < n; i++ {
 		o := r.u32()
-		if r.err == nil && int(o) >= infoLen {
-			return nil, r.off, fmt.Errorf("block offset %d of block %d beyond the %d bytes of blocks", o, i, infoLen)
+		if r.err == nil && int64(o) != int64(starts[i]) {
+			return nil, r.off, fmt.Errorf("block offset %d of block %d, but the block starts %d bytes into the %d bytes of blocks", o, i, starts[i], infoLen)
 		}
 	}
 	if r.err != nil {

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
 )
 
@@ -18,7 +19,11 @@ import (
 //     size consistent) with partitions in token order;
 //   - that Index.db decodes and names, in order, exactly the partitions of
 //     Data.db at their positions, with promoted index blocks that tile the
-//     partition;
+//     partition, start where unfiltereds start and name the first and last
+//     clustering and the open range deletion of their unfiltereds;
+//   - that every timestamp, local deletion time and TTL lies within
+//     Statistics.db's bounds (which catches damage to the serialization
+//     header's delta-encoding minima);
 //   - that the bloom filter contains every key;
 //   - that every Summary.db entry names the key of the Index.db entry at its
 //     position, in order, and the summary's first and last keys are
@@ -88,6 +93,8 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 	var prevKey []byte
 	var prevToken int64
 	first := true
+	bounds := &statsBounds{s: &r.stats.Stats, path: r.desc.Path(sstables.ComponentStatistics)}
+	var blocks blockChecker
 	for {
 		p, err := sc.NextPartition()
 		e, ierr := it.next()
@@ -132,7 +139,18 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 		prevKey = append(prevKey[:0], p.Key...)
 		prevToken = p.Token
 		start := sc.Position()
+		if err := bounds.deletion(p.Deletion, start); err != nil {
+			return nil, nil, err
+		}
+		if err := bounds.row(&p.Static, start); err != nil {
+			return nil, nil, err
+		}
+		blocks.reset(e.Promoted, indexPath, e.Offset)
 		for {
+			startsBlock, err := blocks.before(sc.dec.st.pos - start)
+			if err != nil {
+				return nil, nil, err
+			}
 			row, m, err := sc.Next()
 			if err != nil {
 				return nil, nil, err
@@ -140,6 +158,23 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 			if row == nil && m == nil {
 				break
 			}
+			if row != nil {
+				err = bounds.row(row, start)
+				if err == nil {
+					err = blocks.saw(mutation.ClusteringKind, row.Clustering, startsBlock, nil)
+				}
+			} else {
+				err = bounds.marker(m, start)
+				if err == nil {
+					err = blocks.saw(m.Kind, m.Clustering, startsBlock, m)
+				}
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+		if err := blocks.end(); err != nil {
+			return nil, nil, err
 		}
 		size := sc.dec.st.pos - start
 		if pi := e.Promoted; pi != nil {

@@ -32,6 +32,7 @@ func main() {
 	getKeys := flag.Int("keys", 16, "keys looked up per case (an even sample of larger SSTables)")
 	only := flag.String("only", "", "sweep only the SSTables whose name contains this")
 	verbose := flag.Bool("v", false, "print progress per SSTable on stderr")
+	undetected := flag.Bool("undetected", false, "list examples of the undetectable flips on stderr")
 	flag.Parse()
 
 	corpus, err := reliability.LoadCorpus(*root)
@@ -65,6 +66,9 @@ func main() {
 	if err := tally.WriteMarkdown(os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
+	}
+	if *undetected {
+		tally.WriteUndetected(os.Stderr)
 	}
 	total := tally.Total()
 	tr, fl := total.Tried()
