@@ -86,6 +86,10 @@ type entry struct {
 	// deletions is set once the partition holds a deletion, so Freeze
 	// knows which partitions may hold shadowed data.
 	deletions bool
+	// inline holds the parts of a small partition, so that a flush, which
+	// visits partitions in token order and thus at random places in
+	// memory, finds a whole small partition in one run of cache lines.
+	inline inlineParts
 }
 
 // New returns an empty memtable for table t.
@@ -162,7 +166,7 @@ func (m *Memtable) Apply(p *mutation.Partition) error {
 		}
 	} else {
 		e := s.slab.newEntry()
-		s.slab.copyPartitionTo(&e.p, p)
+		s.slab.copyNewEntry(e, p)
 		e.p.Token = token
 		e.size = dataSize(&e.p)
 		delta = e.size
@@ -324,7 +328,8 @@ func (f *Frozen) MemoryUsed() int64 { return f.m.MemoryUsed() }
 //
 // Partitions are laid out in memory in the order they were applied, which
 // token order visits at random; Ascend prefetches the memory of the
-// partitions a few steps ahead (entry, key, first row, its cells and their
+// partitions a few steps ahead (the entry, which holds a small partition
+// whole, then what lies outside it: key, first row, its cells and their
 // values) so that their cache misses overlap with the work on the current
 // one instead of stalling it.
 func (f *Frozen) Ascend(fn func(p *mutation.Partition) error) error {
@@ -335,13 +340,13 @@ func (f *Frozen) Ascend(fn func(p *mutation.Partition) error) error {
 	n := len(order)
 	for i, e := range order {
 		if j := i + aheadEntry; j < n {
-			prefetchEntry(order[j])
+			prefetch.Range(unsafe.Pointer(order[j]), unsafe.Sizeof(entry{}))
 		}
 		if j := i + aheadData; j < n {
-			prefetchData(&order[j].p)
+			order[j].prefetchData()
 		}
 		if j := i + aheadValues; j < n {
-			prefetchValues(&order[j].p)
+			order[j].prefetchValues()
 		}
 		if err := fn(&e.p); err != nil {
 			return err
@@ -358,35 +363,46 @@ const (
 	aheadValues = 4
 )
 
-func prefetchEntry(e *entry) {
-	p := unsafe.Pointer(e)
-	prefetch.Pointer(p)
-	prefetch.Pointer(unsafe.Add(p, 64))
-	prefetch.Pointer(unsafe.Add(p, 128))
-	prefetch.Pointer(unsafe.Add(p, 192))
+// holds reports whether p points into the entry (its inline parts).
+func (e *entry) holds(p unsafe.Pointer) bool {
+	return uintptr(p)-uintptr(unsafe.Pointer(e)) < unsafe.Sizeof(entry{})
 }
 
-func prefetchData(p *mutation.Partition) {
-	prefetch.Bytes(p.Key)
+// prefetchData prefetches the key and the first row when they are not in
+// the entry.
+func (e *entry) prefetchData() {
+	p := &e.p
+	if k := unsafe.Pointer(unsafe.SliceData(p.Key)); k != nil && !e.holds(k) {
+		prefetch.Bytes(p.Key)
+	}
 	if len(p.Rows) > 0 {
-		r := unsafe.Pointer(&p.Rows[0])
-		prefetch.Pointer(r)
-		prefetch.Pointer(unsafe.Add(r, 64))
+		if r := unsafe.Pointer(&p.Rows[0]); !e.holds(r) {
+			prefetch.Range(r, unsafe.Sizeof(mutation.Row{}))
+		}
 	}
 }
 
-func prefetchValues(p *mutation.Partition) {
+// prefetchValues prefetches the first row's clustering value, and its first
+// cells and their values, when they are not in the entry.
+func (e *entry) prefetchValues() {
+	p := &e.p
 	if len(p.Rows) == 0 {
 		return
 	}
 	r := &p.Rows[0]
 	if len(r.Clustering) > 0 {
-		prefetch.Bytes(r.Clustering[0])
+		if v := r.Clustering[0]; len(v) > 0 && !e.holds(unsafe.Pointer(unsafe.SliceData(v))) {
+			prefetch.Bytes(v)
+		}
 	}
 	for i := range min(len(r.Cells), 2) {
 		c := &r.Cells[i]
-		prefetch.Pointer(unsafe.Pointer(c))
-		prefetch.Bytes(c.Value)
+		if !e.holds(unsafe.Pointer(c)) {
+			prefetch.Pointer(unsafe.Pointer(c))
+		}
+		if len(c.Value) > 0 && !e.holds(unsafe.Pointer(unsafe.SliceData(c.Value))) {
+			prefetch.Bytes(c.Value)
+		}
 	}
 }
 

@@ -120,6 +120,107 @@ func (s *slab) copyRow(dst, src *mutation.Row) {
 	copy(dst.ComplexDeletions, src.ComplexDeletions)
 }
 
+// inlineParts is the room an entry has for its partition's first row, cell
+// and bytes. A partition with one clustering row is stored in its entry as
+// far as it fits: the row, its cell when it has one, its clustering slice
+// when it has one component, and the key, clustering, path and value bytes
+// while they fit; the rest comes from the slab's blocks as usual. The size
+// makes an entry exactly inlineEntrySize bytes.
+type inlineParts struct {
+	row   [1]mutation.Row
+	cell  [1]mutation.Cell
+	clust [1][]byte
+	bytes [inlineBytes]byte
+}
+
+const (
+	// inlineEntrySize is the size of an entry: a whole number of cache
+	// lines (entries blocks are page-aligned large allocations, so entries
+	// start on line boundaries).
+	inlineEntrySize = 640
+	inlineBytes     = inlineEntrySize - int(unsafe.Sizeof(entryHead{})) - int(unsafe.Sizeof([1]mutation.Row{})) -
+		int(unsafe.Sizeof([1]mutation.Cell{})) - int(unsafe.Sizeof([1][]byte{}))
+)
+
+// entryHead is entry without its inline parts (for the size computation).
+type entryHead struct {
+	p         mutation.Partition
+	size      int64
+	deletions bool
+}
+
+// Compile-time check that an entry is inlineEntrySize bytes.
+var _ [inlineEntrySize - unsafe.Sizeof(entry{})]struct{}
+var _ [unsafe.Sizeof(entry{}) - inlineEntrySize]struct{}
+
+// inlineAlloc hands out the inline bytes of an entry, then the slab's.
+type inlineAlloc struct {
+	s    *slab
+	free []byte
+}
+
+// copyBytes is slab.copyBytes from the entry's room while it lasts.
+func (a *inlineAlloc) copyBytes(b []byte) []byte {
+	n := len(b)
+	if b == nil || n == 0 || n > len(a.free) {
+		return a.s.copyBytes(b)
+	}
+	out := a.free[:n:n]
+	copy(out, b)
+	a.free = a.free[n:]
+	return out
+}
+
+// copyNewEntry deep-copies p into the new entry e, using e's inline room
+// for what fits (see inlineParts) and the slab for the rest.
+func (s *slab) copyNewEntry(e *entry, p *mutation.Partition) {
+	in := &e.inline
+	a := inlineAlloc{s: s, free: in.bytes[:]}
+	out := &e.p
+	out.Key = a.copyBytes(p.Key)
+	out.Token = p.Token
+	out.Deletion = p.Deletion
+	s.copyRow(&out.Static, &p.Static)
+	if len(p.Rows) == 1 {
+		src := &p.Rows[0]
+		dst := &in.row[0]
+		*dst = *src
+		switch {
+		case src.Clustering == nil:
+		case len(src.Clustering) == 1:
+			in.clust[0] = a.copyBytes(src.Clustering[0])
+			dst.Clustering = in.clust[:1:1]
+		default:
+			dst.Clustering = s.copyClustering(src.Clustering)
+		}
+		if len(src.Cells) == 1 {
+			dst.Cells = in.cell[:1:1]
+		} else {
+			dst.Cells = takeN(s, &s.cells, len(src.Cells), sizeofCell)
+		}
+		for i := range src.Cells {
+			c := &dst.Cells[i]
+			*c = src.Cells[i]
+			c.Path = a.copyBytes(c.Path)
+			c.Value = a.copyBytes(c.Value)
+		}
+		dst.ComplexDeletions = takeN(s, &s.complex, len(src.ComplexDeletions), sizeofComplex)
+		copy(dst.ComplexDeletions, src.ComplexDeletions)
+		out.Rows = in.row[:1:1]
+	} else {
+		out.Rows = takeN(s, &s.rows, len(p.Rows), sizeofRow)
+		for i := range p.Rows {
+			s.copyRow(&out.Rows[i], &p.Rows[i])
+		}
+	}
+	out.Markers = takeN(s, &s.markers, len(p.Markers), sizeofMarker)
+	for i := range p.Markers {
+		m := &out.Markers[i]
+		*m = p.Markers[i]
+		m.Clustering = s.copyClustering(m.Clustering)
+	}
+}
+
 // newEntry returns a zeroed entry held by the slab.
 func (s *slab) newEntry() *entry {
 	return &takeN(s, &s.entries, 1, sizeofEntry)[0]

@@ -28,3 +28,17 @@ func Pointer(p unsafe.Pointer) {
 		t0(p)
 	}
 }
+
+// lineSize is the cache line size assumed by Range.
+const lineSize = 64
+
+// Range prefetches every cache line of the size bytes at p (p must point
+// into live memory of at least size bytes, or size be 0).
+func Range(p unsafe.Pointer, size uintptr) {
+	if p == nil || size == 0 {
+		return
+	}
+	start := uintptr(p)
+	n := (start+size-1)/lineSize - start/lineSize + 1
+	lines(p, n)
+}

@@ -8,3 +8,9 @@ import "unsafe"
 //
 //go:noescape
 func t0(p unsafe.Pointer)
+
+// lines issues PREFETCHT0 for n consecutive cache lines from the one
+// holding p.
+//
+//go:noescape
+func lines(p unsafe.Pointer, n uintptr)

@@ -5,3 +5,5 @@ package prefetch
 import "unsafe"
 
 func t0(unsafe.Pointer) {}
+
+func lines(unsafe.Pointer, uintptr) {}

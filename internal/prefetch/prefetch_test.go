@@ -15,6 +15,9 @@ func TestPrefetchIsHarmless(t *testing.T) {
 	x := 42
 	Pointer(unsafe.Pointer(&x))
 	Pointer(nil)
+	Range(unsafe.Pointer(&b[3]), uintptr(len(b)-3))
+	Range(unsafe.Pointer(&x), 0)
+	Range(nil, 100)
 	if string(b[:5]) != "hello" || x != 42 {
 		t.Fatal("prefetch changed memory")
 	}
