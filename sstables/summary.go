@@ -294,11 +294,21 @@ func ParseSummary(b []byte, path string, opts SummaryReadOptions) (*Summary, err
 			}
 			return v
 		}
-		bd.IndexMode = r.JavaUTF()
+		// mode reads a disk access mode: a 2.2 writer resolves auto and
+		// mmap_index_only into one of these two per file.
+		mode := func() string {
+			off := r.Offset()
+			m := r.JavaUTF()
+			if r.Err() == nil && m != DiskAccessMmap && m != DiskAccessStandard {
+				r.FailAt(off, "disk access mode %q (want %q or %q)", m, DiskAccessMmap, DiskAccessStandard)
+			}
+			return m
+		}
+		bd.IndexMode = mode()
 		if bd.IndexMode == DiskAccessMmap {
 			bd.IndexBoundaries = bounds()
 		}
-		bd.DataMode = r.JavaUTF()
+		bd.DataMode = mode()
 		if bd.DataMode == DiskAccessMmap && !opts.DataCompressed {
 			bd.DataBoundaries = bounds()
 		}

@@ -104,3 +104,24 @@ func TestUnknownCompressorNamesCompressionInfo(t *testing.T) {
 		t.Fatalf("unknown compressor: got %#v, want a CorruptionError with CompressionInfo.db's path", err)
 	}
 }
+
+// TestSummaryTrailerModes: the la Summary.db trailer names a disk access
+// mode per file, "mmap" or "standard"; any other name is damage (it used to
+// be taken as a mode without boundaries, the rest ignored as trailing
+// bytes).
+func TestSummaryTrailerModes(t *testing.T) {
+	b, err := os.ReadFile(testdata.Path(t, "cassandra", "compressed", "la-1-big-Summary.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := SummaryReadOptions{Boundaries: true, DataCompressed: true}
+	s, err := ParseSummary(b, "x", opts)
+	if err != nil || s.Boundaries == nil || s.Boundaries.IndexMode != DiskAccessMmap {
+		t.Fatalf("undamaged: %+v, %v", s, err)
+	}
+	i := strings.LastIndex(string(b), DiskAccessMmap)
+	b[i] ^= 0x01 // "mmap" -> "lmap"
+	if _, err := ParseSummary(b, "x", opts); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf(`disk access mode "lmap": got %v, want a CorruptionError`, err)
+	}
+}
