@@ -21,8 +21,8 @@ import (
 //   - Index.db has exactly one entry per partition, in order, with the
 //     partition's key, position and deletion, and promoted-index blocks
 //     inside the partition;
-//   - Filter.db contains every key, Summary.db's samples and first/last
-//     keys match Index.db.
+//   - Filter.db holds exactly the keys (every key's bits set, no other bit
+//     set), Summary.db's samples and first/last keys match Index.db.
 func (r *Reader) Verify() error {
 	rep, err := sstables.VerifySSTable(r.desc, sstables.VerifyOptions{FS: r.fsys})
 	if err != nil {
@@ -43,6 +43,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter) error {
 		return err
 	}
 	idx := newInput(f, 0, size, indexPath, sstables.ComponentIndex)
+	rebuild := sstables.NewFilterRebuild(filter)
 	s := r.scanFrom(0)
 	var (
 		e         indexEntry
@@ -69,7 +70,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter) error {
 		if parts == 0 {
 			firstKey = bytes.Clone(p.Key)
 		}
-		if filter != nil && !filter.MightContain(p.Key) {
+		if !rebuild.Add(p.Key) {
 			return sstables.Corruptf(r.desc.Path(sstables.ComponentFilter), string(sstables.ComponentFilter), -1, "does not contain partition key %x", p.Key)
 		}
 		for {
@@ -122,6 +123,9 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter) error {
 	}
 	if idx.remaining() != 0 {
 		return idx.corrupt(idx.offset(), "%d bytes of entries after the last partition", idx.remaining())
+	}
+	if err := rebuild.Check(r.desc.Path(sstables.ComponentFilter)); err != nil {
+		return err
 	}
 	if r.summary != nil {
 		sp := r.desc.Path(sstables.ComponentSummary)

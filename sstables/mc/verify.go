@@ -24,7 +24,8 @@ import (
 //   - that every timestamp, local deletion time and TTL lies within
 //     Statistics.db's bounds (which catches damage to the serialization
 //     header's delta-encoding minima);
-//   - that the bloom filter contains every key;
+//   - that the bloom filter holds exactly the keys: every key's bits set,
+//     and no bit set that no key sets;
 //   - that every Summary.db entry names the key of the Index.db entry at its
 //     position, in order, and the summary's first and last keys are
 //     Data.db's.
@@ -95,6 +96,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 	first := true
 	bounds := &statsBounds{s: &r.stats.Stats, path: r.desc.Path(sstables.ComponentStatistics)}
 	var blocks blockChecker
+	rebuild := sstables.NewFilterRebuild(filter)
 	for {
 		p, err := sc.NextPartition()
 		e, ierr := it.next()
@@ -106,6 +108,9 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 				return nil, nil, ierr
 			}
 			if err := checkSummaryEnd(); err != nil {
+				return nil, nil, err
+			}
+			if err := rebuild.Check(r.desc.Path(sstables.ComponentFilter)); err != nil {
 				return nil, nil, err
 			}
 			return firstKey, prevKey, nil
@@ -132,7 +137,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 		if first {
 			firstKey = append([]byte(nil), p.Key...)
 		}
-		if filter != nil && !filter.MightContain(p.Key) {
+		if !rebuild.Add(p.Key) {
 			return nil, nil, sstables.Corruptf(r.desc.Path(sstables.ComponentFilter), string(sstables.ComponentFilter), -1, "bloom filter does not contain partition key %x", p.Key)
 		}
 		first = false

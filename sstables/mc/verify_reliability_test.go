@@ -108,3 +108,25 @@ func TestVerifyChecksStatsBounds(t *testing.T) {
 		wantComponentError(t, tc.what, verifyWith(t, m, desc, sstables.ComponentStatistics, b), sstables.ComponentStatistics)
 	}
 }
+
+// TestVerifyRebuildsFilter: a Filter.db bit that no key sets (a 0→1 flip,
+// which no membership test notices) is reported.
+func TestVerifyRebuildsFilter(t *testing.T) {
+	m, desc := loadRef(t, "cassandra/3.x/uncompressed/simple")
+	orig, _ := m.get(desc.Path(sstables.ComponentFilter))
+	b := slices.Clone(orig)
+	set := false
+	for i := 8; i < len(b) && !set; i++ {
+		for bit := 0; bit < 8; bit++ {
+			if b[i]&(1<<bit) == 0 {
+				b[i] |= 1 << bit
+				set = true
+				break
+			}
+		}
+	}
+	if !set {
+		t.Fatal("no clear bit in the filter")
+	}
+	wantComponentError(t, "a filter bit set by no key", verifyWith(t, m, desc, sstables.ComponentFilter, b), sstables.ComponentFilter)
+}
