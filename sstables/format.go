@@ -159,7 +159,20 @@ type ReaderOptions struct {
 	// when read; 0 means the value stored with the SSTable or the table's,
 	// defaulting to 1. Verify always checks every chunk.
 	CRCCheckChance float64
+	// MaxValueSize bounds what a reader allocates for one length read from
+	// Data.db — an mc row or marker body (its cells together) or clustering
+	// value, an la cell value — checked before allocating; a larger one is a
+	// CorruptionError wrapping ErrValueTooLarge. 0 means
+	// DefaultMaxValueSize. Every length is also bounded by the bytes left
+	// in Data.db, whatever this limit.
+	MaxValueSize int64
 }
+
+// DefaultMaxValueSize is ReaderOptions.MaxValueSize's default: far above
+// what Cassandra accepts in a mutation (max_mutation_size, half of a 32 MiB
+// commit log segment by default), far below what a damaged length could
+// claim.
+const DefaultMaxValueSize = 256 << 20
 
 // Reader reads one SSTable.
 type Reader interface {

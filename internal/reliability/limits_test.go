@@ -2,7 +2,9 @@ package reliability
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"testing"
@@ -198,5 +200,51 @@ func TestKeySizeLimits(t *testing.T) {
 		} else if len(err.Error()) > 1024 {
 			t.Errorf("%s writer: the error for a 70000-byte key is %d bytes long: %.200s…", f.Version(), len(err.Error()), err)
 		}
+	}
+}
+
+// TestReaderValueSizeLimit: ReaderOptions.MaxValueSize refuses, before
+// allocating, a value (mc: a row or marker body, or a clustering value; la:
+// a cell value) longer than the limit, with a CorruptionError naming
+// Data.db that wraps ErrValueTooLarge; the default limit reads everything
+// real.
+func TestReaderValueSizeLimit(t *testing.T) {
+	corpus := loadCorpus(t)
+	picked := map[string]bool{
+		"mc-write/many_range_tombstones/mc-1":                                 true, // ~654-byte clusterings
+		"cassandra/3.x/lz4/partition_key_with_values_of_different_types/mc-1": true,
+		"cassandra/compressed/la-1":                                           true,
+		"cassandra/composite/la-1":                                            true,
+		"cassandra/uncompressed/la-1":                                         true,
+	}
+	n := 0
+	for _, s := range corpus {
+		if !picked[s.Name] {
+			continue
+		}
+		n++
+		tg, err := NewTarget(s, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, limit := range []int64{0, 4} {
+			r, err := s.Format.Open(tg.memDesc(), s.Table, sstables.ReaderOptions{FS: tg.NewFS(), MaxValueSize: limit})
+			if err != nil {
+				t.Fatalf("%s: %v", s.Name, err)
+			}
+			_, err = scanAll(r, fnv.New64a())
+			r.Close()
+			switch {
+			case limit == 0 && err != nil:
+				t.Errorf("%s: default limit: %v", s.Name, err)
+			case limit > 0 && !errors.Is(err, sstables.ErrValueTooLarge):
+				t.Errorf("%s: limit %d: got %v, want ErrValueTooLarge", s.Name, limit, err)
+			case limit > 0 && (corruptionOf(err) == nil || corruptionOf(err).Component != string(sstables.ComponentData)):
+				t.Errorf("%s: limit %d: %v is not a Data.db CorruptionError", s.Name, limit, err)
+			}
+		}
+	}
+	if n != len(picked) {
+		t.Fatalf("found %d of the %d SSTables", n, len(picked))
 	}
 }

@@ -3,6 +3,7 @@ package la
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/castable-db/castable/sstables"
@@ -27,6 +28,9 @@ type input struct {
 	base       int64 // stream offset of buf[0]
 	length     int64 // total stream length
 	rerr       error // sticky error of r
+	// maxValue bounds intBytes (cell values; sstables.ReaderOptions.
+	// MaxValueSize); 0 means no bound beyond the bytes left.
+	maxValue int64
 }
 
 const inputChunk = 64 << 10
@@ -187,6 +191,10 @@ func (in *input) intBytes() ([]byte, error) {
 	}
 	if n < 0 {
 		return nil, in.corrupt(off, "negative length %d", n)
+	}
+	if in.maxValue > 0 && int64(n) > in.maxValue {
+		return nil, &sstables.CorruptionError{Path: in.path, Component: string(in.component), Offset: off, Reason: "refused",
+			Err: fmt.Errorf("%w: value of %d bytes, limit %d", sstables.ErrValueTooLarge, n, in.maxValue)}
 	}
 	return in.next(int(n))
 }

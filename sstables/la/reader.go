@@ -29,6 +29,9 @@ type Reader struct {
 	summary  *sstables.Summary
 	filter   *sstables.BloomFilter
 
+	// maxValue is sstables.ReaderOptions.MaxValueSize, defaulted.
+	maxValue int64
+
 	// getMu guards the scanner Get reuses (a decompression stream is
 	// costly to set up).
 	getMu  sync.Mutex
@@ -52,7 +55,7 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if fsys == nil {
 		fsys = sstables.OSFS
 	}
-	r := &Reader{desc: desc, fsys: fsys, table: table}
+	r := &Reader{desc: desc, fsys: fsys, table: table, maxValue: opts.EffectiveMaxValueSize()}
 	statsPath := desc.Path(sstables.ComponentStatistics)
 	b, err := readFile(fsys, statsPath, sstables.ComponentStatistics, maxStatisticsSize)
 	if err != nil {
@@ -142,6 +145,7 @@ func (r *Reader) scanFrom(pos int64) *scanner {
 		in:     newInput(stream, pos, r.data.Length(), r.desc.Path(sstables.ComponentData), sstables.ComponentData),
 		pr:     newPartitionReader(r.table, r.l),
 	}
+	s.in.maxValue = r.maxValue
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
 )
 
 // unfilteredKind says what readUnfiltered found.
@@ -26,6 +27,10 @@ type dataDecoder struct {
 	clustFixed      []int
 	static, regular columnList
 	st              *stream
+	// maxValue bounds a row or marker body and a clustering value
+	// (sstables.ReaderOptions.MaxValueSize); 0 means no bound beyond the
+	// bytes left.
+	maxValue int64
 
 	body, staticBody []byte
 	clust            []byte
@@ -63,6 +68,15 @@ func (e *decodeError) Unwrap() error { return e.err }
 
 func (d *dataDecoder) fail(offset int64, format string, args ...any) error {
 	return &decodeError{offset: offset, err: fmt.Errorf(format, args...)}
+}
+
+// checkValueSize refuses a length over maxValue before anything is
+// allocated for it.
+func (d *dataDecoder) checkValueSize(what string, n int) error {
+	if d.maxValue > 0 && int64(n) > d.maxValue {
+		return fmt.Errorf("%w: %s of %d bytes, limit %d", sstables.ErrValueTooLarge, what, n, d.maxValue)
+	}
+	return nil
 }
 
 func (d *dataDecoder) wrap(offset int64, err error) error {
@@ -194,6 +208,9 @@ func (d *dataDecoder) readClustering(dst mutation.Clustering, n int) (mutation.C
 					if l, err = d.st.length(); err != nil {
 						return dst, err
 					}
+					if err := d.checkValueSize("clustering value", l); err != nil {
+						return dst, err
+					}
 				}
 				off := len(d.clust)
 				if d.clust, err = d.st.readInto(d.clust, l); err != nil {
@@ -221,6 +238,9 @@ func (d *dataDecoder) readClustering(dst mutation.Clustering, n int) (mutation.C
 func (d *dataDecoder) readBody(buf *[]byte) (sliceReader, error) {
 	size, err := d.st.length()
 	if err != nil {
+		return sliceReader{}, err
+	}
+	if err := d.checkValueSize("row or marker body", size); err != nil {
 		return sliceReader{}, err
 	}
 	b, err := d.st.readInto((*buf)[:0], size)

@@ -26,6 +26,8 @@ type Reader struct {
 	data    *sstables.DataReader
 	toc     *sstables.TOC // nil when the SSTable has no TOC.txt
 	lookup  lookup
+	// maxValue is sstables.ReaderOptions.MaxValueSize, defaulted.
+	maxValue int64
 }
 
 // readVersions are the versions Open accepts.
@@ -41,7 +43,7 @@ func open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if fsys == nil {
 		fsys = sstables.OSFS
 	}
-	r := &Reader{desc: desc, fsys: fsys}
+	r := &Reader{desc: desc, fsys: fsys, maxValue: opts.EffectiveMaxValueSize()}
 	toc, err := sstables.ReadTOC(fsys, desc)
 	switch {
 	case err == nil:
@@ -123,7 +125,9 @@ func (r *Reader) Header() *Header { return r.stats.Header }
 func (r *Reader) DataLength() int64 { return r.data.Length() }
 
 func (r *Reader) newDecoder() *dataDecoder {
-	return newDataDecoder(r.stats.Header, r.static, r.regular, len(r.table.Static), len(r.table.Regular))
+	d := newDataDecoder(r.stats.Header, r.static, r.regular, len(r.table.Static), len(r.table.Regular))
+	d.maxValue = r.maxValue
+	return d
 }
 
 // Scan implements sstables.Reader.

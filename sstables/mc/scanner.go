@@ -47,6 +47,9 @@ func (s *scanner) corrupt(err error) error {
 		if errors.As(de.err, &ce) {
 			return de.err
 		}
+		if errors.Is(de.err, sstables.ErrValueTooLarge) {
+			return &sstables.CorruptionError{Path: s.path, Component: string(sstables.ComponentData), Offset: de.offset, Reason: "refused", Err: de.err}
+		}
 		return &sstables.CorruptionError{Path: s.path, Component: string(sstables.ComponentData), Offset: de.offset, Reason: de.err.Error()}
 	}
 	return &sstables.CorruptionError{Path: s.path, Component: string(sstables.ComponentData), Offset: s.dec.st.pos, Reason: "read failed", Err: err}
