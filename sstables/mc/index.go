@@ -99,9 +99,10 @@ func (ib *indexBuilder) addBlock(end int64) {
 }
 
 // finish closes the block still open at the end of a partition of the
-// given size (which includes the end-of-partition byte).
+// given size (which includes the end-of-partition byte). A partition of one
+// block has no promoted index, so its block is not encoded.
 func (ib *indexBuilder) finish(size int64) {
-	if ib.inBlock {
+	if ib.inBlock && len(ib.offsets) > 0 {
 		ib.addBlock(size)
 	}
 }

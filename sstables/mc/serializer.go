@@ -31,9 +31,12 @@ type serializer struct {
 	clustFixed       []int
 	sink             dataSink
 	coll             *collector
+	// simpleRegular says no regular column of the header is complex, so
+	// rows without deletions take writeSimpleRow.
+	simpleRegular bool
 
 	out     []byte // bytes not yet handed to the sink (coalesced writes)
-	body    []byte // the row body (after the size vint)
+	outBase int64  // Data.db position of out[0]: the bytes submitted so far
 	present []int  // header positions of the present columns of a row
 
 	// Partition state.
@@ -60,6 +63,8 @@ func newSerializer(table *schema.Table, h *Header, static, regular []*schema.Col
 		coll:             opts.coll,
 	}
 	s.idx.blockSize = int64(opts.columnIndexSize)
+	s.simpleRegular = !s.regular.hasComplex
+	s.outBase = s.sink.Position()
 	return s
 }
 
@@ -75,7 +80,7 @@ type serializerOptions struct {
 const coalesceSize = 32 << 10
 
 // pos is the Data.db position of the next byte.
-func (s *serializer) pos() int64 { return s.sink.Position() + int64(len(s.out)) }
+func (s *serializer) pos() int64 { return s.outBase + int64(len(s.out)) }
 
 // commit accepts b, which extends s.out, and hands the pending bytes to the
 // sink once they reach coalesceSize.
@@ -94,12 +99,14 @@ func (s *serializer) flush() error {
 	}
 	var err error
 	s.out, err = s.sink.Submit(s.out)
+	s.outBase = s.sink.Position()
 	return err
 }
 
 // takeOut returns the pending bytes, which the caller hands over last.
 func (s *serializer) takeOut() []byte {
 	b := s.out
+	s.outBase += int64(len(b))
 	s.out = nil
 	return b
 }
@@ -159,6 +166,12 @@ func rowIsEmpty(r *mutation.Row) bool {
 
 // writeRow writes a clustering row or (isStatic) the static row.
 func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
+	if !isStatic && s.simpleRegular && len(r.ComplexDeletions) == 0 &&
+		r.Deletion.IsLive() && r.ShadowableDeletion.IsLive() {
+		if done, err := s.writeSimpleRow(r); done {
+			return err
+		}
+	}
 	cols := &s.regular
 	if isStatic {
 		cols = &s.static
@@ -236,7 +249,7 @@ func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
 	}
 	clustEnd := len(b)
 
-	body := s.body[:0]
+	sizeAt, body := reserveBodySize(b)
 	if isStatic {
 		body = append(body, 0) // the static row has no previous unfiltered
 	} else {
@@ -262,9 +275,7 @@ func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
 	if err != nil {
 		return err
 	}
-	s.body = body
-	b = appendUvint(b, uint64(len(body)))
-	b = append(b, body...)
+	b = finishBodySize(body, sizeAt)
 	rowEnd := len(b)
 	// The index keeps its own copies of the prefix.
 	if !isStatic {
@@ -290,6 +301,109 @@ func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
 	}
 	s.partCells += cells
 	return nil
+}
+
+// reserveBodySize starts a row or marker body, whose uvint size precedes
+// it, after the bytes of b: it reserves one byte for the size (the common
+// case of a body under 128 bytes) and returns where the size goes and the
+// buffer to append the body to.
+func reserveBodySize(b []byte) (sizeAt int, body []byte) {
+	return len(b), append(b, 0)
+}
+
+// finishBodySize writes the size of the body appended since
+// reserveBodySize returned sizeAt, moving the body when its size takes more
+// than the reserved byte, and returns the buffer.
+func finishBodySize(b []byte, sizeAt int) []byte {
+	bodyStart := sizeAt + 1
+	n := len(b) - bodyStart
+	if n < 0x80 {
+		b[sizeAt] = byte(n)
+		return b
+	}
+	k := uvintSize(uint64(n))
+	b = append(b, make([]byte, k-1)...)
+	copy(b[bodyStart+k-1:], b[bodyStart:bodyStart+n])
+	putUvint(b[sizeAt:], uint64(n))
+	return b
+}
+
+// writeSimpleRow writes a clustering row without row or complex deletions
+// of a table whose header has no complex regular column: the common row,
+// without writeRow's column bookkeeping. It returns done false, having
+// written nothing, when the cells are not one per present header column in
+// header order; writeRow then takes the general path, which reports why.
+func (s *serializer) writeSimpleRow(r *mutation.Row) (done bool, err error) {
+	cols := &s.regular
+	present := s.present[:0]
+	last := -1
+	for i := range r.Cells {
+		pos := cols.position(r.Cells[i].Column)
+		if pos <= last {
+			return false, nil
+		}
+		last = pos
+		present = append(present, pos)
+	}
+	s.present = present
+	if len(r.Clustering) > s.nClust {
+		return true, fmt.Errorf("row clustering has %d components, the table %d", len(r.Clustering), s.nClust)
+	}
+	start := s.pos() - s.partStart
+	live := !r.Liveness.IsEmpty()
+	allColumns := len(present) == len(cols.cols)
+	var flags byte
+	if live {
+		flags |= flagHasTimestamp
+		if r.Liveness.IsExpiring() {
+			flags |= flagHasTTL
+		}
+	}
+	if allColumns {
+		flags |= flagHasAllColumns
+	}
+
+	b := s.out
+	rowStart := len(b)
+	b = append(b, flags)
+	clustStart := len(b)
+	b, err = appendClusteringValues(b, r.Clustering, s.nClust, s.clustFixed)
+	if err != nil {
+		return true, err
+	}
+	clustEnd := len(b)
+	sizeAt, b := reserveBodySize(b)
+	b = appendUvint(b, uint64(start-s.prevStart))
+	if live {
+		b = s.enc.appendTimestamp(b, r.Liveness.Timestamp)
+		if flags&flagHasTTL != 0 {
+			b = s.enc.appendTTL(b, r.Liveness.TTL)
+			b = s.enc.appendLocalDeletionTime(b, r.Liveness.LocalExpirationTime)
+		}
+	}
+	if !allColumns {
+		b = appendSubset(b, present, len(cols.cols))
+	}
+	for i, pos := range present {
+		if b, err = s.appendCell(b, &r.Cells[i], &cols.cols[pos], r.Liveness); err != nil {
+			return true, err
+		}
+	}
+	b = finishBodySize(b, sizeAt)
+	s.prevStart = start
+	end := start + int64(len(b)-rowStart)
+	s.idx.add(start, end, byte(mutation.ClusteringKind), b[clustStart:clustEnd], false, mutation.Live)
+	s.lastPos = end
+	if err := s.commit(b); err != nil {
+		return true, err
+	}
+	c := s.coll
+	c.liveness(r.Liveness)
+	c.clustering(r.Clustering)
+	n := int64(len(present))
+	c.row(n)
+	s.partCells += n
+	return true, nil
 }
 
 var emptyRow = mutation.Row{Liveness: mutation.EmptyLiveness, Deletion: mutation.Live, ShadowableDeletion: mutation.Live}
@@ -523,15 +637,13 @@ func (s *serializer) writeMarker(m *mutation.RangeTombstoneMarker) error {
 		return err
 	}
 	prefixEnd := len(b)
-	body := s.body[:0]
-	body = appendUvint(body, uint64(start-s.prevStart))
-	body = s.enc.appendDeletionTime(body, first)
+	sizeAt, b := reserveBodySize(b)
+	b = appendUvint(b, uint64(start-s.prevStart))
+	b = s.enc.appendDeletionTime(b, first)
 	if boundary {
-		body = s.enc.appendDeletionTime(body, second)
+		b = s.enc.appendDeletionTime(b, second)
 	}
-	s.body = body
-	b = appendUvint(b, uint64(len(body)))
-	b = append(b, body...)
+	b = finishBodySize(b, sizeAt)
 	end := start + int64(len(b)-markStart)
 	openDel := mutation.Live
 	if open {

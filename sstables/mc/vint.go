@@ -48,14 +48,34 @@ func appendUvint(dst []byte, v uint64) []byte {
 		dst = append(dst, 0xFF)
 		return binary.BigEndian.AppendUint64(dst, v)
 	}
-	extra := size - 1
 	var tmp [8]byte
-	binary.BigEndian.PutUint64(tmp[:], v)
-	// tmp[8-size:] holds the value's low 'size' bytes; the first of them
-	// gets the run of 'extra' leading ones.
-	first := tmp[8-size] | byte(0xFF<<(8-extra))
-	dst = append(dst, first)
-	return append(dst, tmp[8-extra:]...)
+	binary.BigEndian.PutUint64(tmp[:], uvintBits(v, size))
+	return append(dst, tmp[:size]...)
+}
+
+// uvintBits returns the size-byte encoding of v (size < maxVintLen) in the
+// top bytes of a 64-bit word: v fits the low 7·size bits of a size-byte
+// big-endian number whose first size−1 bits are the run of ones (and the
+// next one is 0).
+func uvintBits(v uint64, size int) uint64 {
+	extra := uint(size - 1)
+	x := v | (1<<extra-1)<<(8*uint(size)-extra)
+	return x << (64 - 8*uint(size))
+}
+
+// putUvint writes the unsigned vint encoding of v at the start of b, which
+// must have room for it, and returns its length.
+func putUvint(b []byte, v uint64) int {
+	size := uvintSize(v)
+	if size == maxVintLen {
+		b[0] = 0xFF
+		binary.BigEndian.PutUint64(b[1:], v)
+		return size
+	}
+	var tmp [8]byte
+	binary.BigEndian.PutUint64(tmp[:], uvintBits(v, size))
+	copy(b[:size], tmp[:size])
+	return size
 }
 
 // appendVint appends the signed (zigzag) vint encoding of v to dst.
