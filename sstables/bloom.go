@@ -173,6 +173,17 @@ func (f *BloomFilter) AddHash(h1, h2 uint64) {
 	}
 }
 
+// AddHashes sets the bits of many keys whose Murmur3 halves are given as
+// (h1, h2) pairs. Adding keys one after another in a tight loop lets the
+// processor overlap the cache misses of several keys (the bits of a key
+// are spread over the whole filter), which interleaving other work between
+// the keys would not.
+func (f *BloomFilter) AddHashes(hashes []uint64) {
+	for i := 0; i+1 < len(hashes); i += 2 {
+		f.AddHash(hashes[i], hashes[i+1])
+	}
+}
+
 // MightContain reports whether key may have been added (false means it was
 // not).
 func (f *BloomFilter) MightContain(key []byte) bool {

@@ -54,6 +54,10 @@ func estimatedOffsets(n int) []int64 {
 type EstimatedHistogram struct {
 	offsets []int64
 	buckets []int64
+	// last is the bucket of the last value added: writers add runs of
+	// similar values (partition sizes, cell counts), which it answers
+	// without a search.
+	last int
 }
 
 // NewEstimatedHistogram returns an empty histogram with n offsets
@@ -76,7 +80,13 @@ func (h *EstimatedHistogram) Add(v int64) { h.AddN(v, 1) }
 
 // AddN counts value v n times.
 func (h *EstimatedHistogram) AddN(v, n int64) {
-	i := sort.Search(len(h.offsets), func(i int) bool { return h.offsets[i] >= v })
+	// Bucket i holds (offsets[i-1], offsets[i]]; the last one everything
+	// above the last offset.
+	i := h.last
+	if (i > 0 && v <= h.offsets[i-1]) || (i < len(h.offsets) && v > h.offsets[i]) {
+		i = sort.Search(len(h.offsets), func(i int) bool { return h.offsets[i] >= v })
+		h.last = i
+	}
 	h.buckets[i] += n
 }
 

@@ -43,9 +43,10 @@ type PartitionSink struct {
 	err error
 
 	// Owned by the goroutine until it is done.
-	index   *bufio.Writer
-	indexAt int64
-	hashes  []uint64
+	index       *bufio.Writer
+	indexAt     int64
+	hashes      []uint64
+	batchHashes []uint64 // a batch's Murmur3 halves, for the filter
 }
 
 // PartitionSinkOptions configure a PartitionSink. Data, Index and Summary
@@ -256,18 +257,26 @@ func (s *PartitionSink) process(b *sinkBatch) {
 		s.fail(err)
 		return
 	}
+	// The filter first, in a loop of its own (see AddHashes).
+	if o.Filter != nil || o.KeepHashes {
+		hashes := s.batchHashes[:0]
+		for i := range b.parts {
+			hashes = append(hashes, b.parts[i].h1, b.parts[i].h2)
+		}
+		s.batchHashes = hashes
+		if o.Filter != nil {
+			o.Filter.AddHashes(hashes)
+		}
+		if o.KeepHashes {
+			s.hashes = append(s.hashes, hashes...)
+		}
+	}
 	var keyStart, entryStart int
 	for i := range b.parts {
 		p := &b.parts[i]
 		key := b.keys[keyStart:p.keyEnd]
 		o.Summary.Add(key, s.indexAt)
 		s.indexAt += int64(p.entryEnd - entryStart)
-		if o.Filter != nil {
-			o.Filter.AddHash(p.h1, p.h2)
-		}
-		if o.KeepHashes {
-			s.hashes = append(s.hashes, p.h1, p.h2)
-		}
 		if o.Cardinality != nil {
 			o.Cardinality.OfferKey(key)
 		}

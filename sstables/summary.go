@@ -149,6 +149,7 @@ func (o SummaryOptions) EffectiveIndexInterval() int {
 type SummaryBuilder struct {
 	interval   int64
 	keys       int64
+	untilNext  int64 // keys to add before the next sample (keys % interval == 0)
 	starts     []uint32 // start of each entry in entries
 	entries    []byte
 	first      []byte
@@ -164,11 +165,15 @@ func NewSummaryBuilder(opts SummaryOptions) *SummaryBuilder {
 // Add records a partition: its serialized key and the position of its
 // entry in Index.db. The builder does not keep key.
 func (b *SummaryBuilder) Add(key []byte, indexPosition int64) {
-	if b.keys%b.interval == 0 && len(b.entries)+len(key)+8 <= math.MaxInt32 {
-		b.starts = append(b.starts, uint32(len(b.entries)))
-		b.entries = append(b.entries, key...)
-		b.entries = binary.LittleEndian.AppendUint64(b.entries, uint64(indexPosition))
+	if b.untilNext == 0 {
+		b.untilNext = b.interval
+		if len(b.entries)+len(key)+8 <= math.MaxInt32 {
+			b.starts = append(b.starts, uint32(len(b.entries)))
+			b.entries = append(b.entries, key...)
+			b.entries = binary.LittleEndian.AppendUint64(b.entries, uint64(indexPosition))
+		}
 	}
+	b.untilNext--
 	if b.keys == 0 {
 		b.first = append(b.first[:0], key...)
 	}
