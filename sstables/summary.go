@@ -149,7 +149,7 @@ func (o SummaryOptions) EffectiveIndexInterval() int {
 type SummaryBuilder struct {
 	interval   int64
 	keys       int64
-	untilNext  int64 // keys to add before the next sample (keys % interval == 0)
+	untilNext  int64    // keys to add before the next sample (keys % interval == 0)
 	starts     []uint32 // start of each entry in entries
 	entries    []byte
 	first      []byte
