@@ -101,7 +101,7 @@ type sinkPartition struct {
 const (
 	// sinkBatches is the number of batches in the ring: enough for the
 	// caller to keep serializing while the sink works through a few.
-	sinkBatches = 6
+	sinkBatches = 16
 	// sinkIndexBuffer is the Index.db write buffer.
 	sinkIndexBuffer = 256 << 10
 )

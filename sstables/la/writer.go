@@ -23,7 +23,7 @@ const (
 	outFlushSize = 256 << 10
 	// outBatchSize is how many serialized bytes of finished partitions are
 	// gathered before they are handed over.
-	outBatchSize = 32 << 10
+	outBatchSize = 64 << 10
 )
 
 // Writer writes one la SSTable; it implements sstables.Writer.

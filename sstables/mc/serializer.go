@@ -77,7 +77,7 @@ type serializerOptions struct {
 
 // coalesceSize is how many bytes the serializer gathers before handing
 // them to the sink: few large writes let the sink checksum and copy in bulk.
-const coalesceSize = 32 << 10
+const coalesceSize = 64 << 10
 
 // pos is the Data.db position of the next byte.
 func (s *serializer) pos() int64 { return s.outBase + int64(len(s.out)) }
