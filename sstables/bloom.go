@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/internal/prefetch"
 )
 
 // Filter.db layout (la and mc; Cassandra's pre-4.0 bitset serialization,
@@ -174,13 +176,56 @@ func (f *BloomFilter) AddHash(h1, h2 uint64) {
 }
 
 // AddHashes sets the bits of many keys whose Murmur3 halves are given as
-// (h1, h2) pairs. Adding keys one after another in a tight loop lets the
-// processor overlap the cache misses of several keys (the bits of a key
-// are spread over the whole filter), which interleaving other work between
-// the keys would not.
+// (h1, h2) pairs. The bits of a key are spread over the whole filter, so
+// each is a likely cache miss: AddHashes computes the bit positions of the
+// key bloomAhead keys ahead and prefetches their words, so that the misses
+// of several keys overlap instead of stalling one after another.
 func (f *BloomFilter) AddHashes(hashes []uint64) {
-	for i := 0; i+1 < len(hashes); i += 2 {
-		f.AddHash(hashes[i], hashes[i+1])
+	k := f.hashCount
+	n := len(hashes) / 2
+	if k > maxPrefetchedHashes || n < 2*bloomAhead {
+		for i := 0; i < n; i++ {
+			f.AddHash(hashes[2*i], hashes[2*i+1])
+		}
+		return
+	}
+	var ring [bloomAhead][maxPrefetchedHashes]int64
+	for j := 0; j < bloomAhead; j++ {
+		f.positions(hashes[2*j], hashes[2*j+1], ring[j][:k])
+	}
+	words := f.words
+	for i := 0; i < n; i++ {
+		slot := &ring[i%bloomAhead]
+		for _, bit := range slot[:k] {
+			words[bit>>6] |= 1 << (uint(bit) & 63)
+		}
+		if j := i + bloomAhead; j < n {
+			f.positions(hashes[2*j], hashes[2*j+1], slot[:k])
+			for _, bit := range slot[:k] {
+				prefetch.Pointer(unsafe.Pointer(&words[bit>>6]))
+			}
+		}
+	}
+}
+
+const (
+	// bloomAhead is how many keys ahead AddHashes prefetches.
+	bloomAhead = 8
+	// maxPrefetchedHashes is the largest hash count AddHashes prefetches
+	// for (Cassandra's fp chances give at most 20 or so).
+	maxPrefetchedHashes = 24
+)
+
+// positions writes the len(dst) bit positions of a key into dst.
+func (f *BloomFilter) positions(h1, h2 uint64, dst []int64) {
+	base, inc := int64(h2), int64(h1)
+	if f.oldOrder {
+		base, inc = inc, base
+	}
+	m := f.mod
+	for i := range dst {
+		dst[i] = m.javaAbsMod(base)
+		base += inc
 	}
 }
 

@@ -57,3 +57,29 @@ func TestAddHashMatchesDivision(t *testing.T) {
 		}
 	}
 }
+
+// TestAddHashesMatchesAddHash requires the prefetching batch insertion to
+// set exactly the bits of one AddHash per key, for batch lengths around the
+// prefetch distance and both hash orders.
+func TestAddHashesMatchesAddHash(t *testing.T) {
+	r := newTestRand(12)
+	for _, old := range []bool{false, true} {
+		for _, n := range []int{0, 1, bloomAhead - 1, 2 * bloomAhead, 2*bloomAhead + 1, 1000} {
+			for _, k := range []int{1, 7, maxPrefetchedHashes, maxPrefetchedHashes + 1} {
+				hashes := make([]uint64, 2*n)
+				for i := range hashes {
+					hashes[i] = r.Uint64()
+				}
+				got := newBloomFilter(k, make([]uint64, 4099), old)
+				want := newBloomFilter(k, make([]uint64, 4099), old)
+				got.AddHashes(hashes)
+				for i := 0; i < n; i++ {
+					want.AddHash(hashes[2*i], hashes[2*i+1])
+				}
+				if !slices.Equal(got.words, want.words) {
+					t.Fatalf("old=%v n=%d k=%d: bits differ", old, n, k)
+				}
+			}
+		}
+	}
+}

@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"cql":               {"schema", "mutation", "dht"},
 	"jsondump":          {"schema", "mutation", "dht"},
 	"memtable":          {"schema", "mutation", "dht", "internal/prefetch"},
-	"sstables":          {"compress", "checksummer", "schema", "mutation", "dht"},
+	"sstables":          {"compress", "checksummer", "schema", "mutation", "dht", "internal/prefetch"},
 	"sstables/mc":       {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
 	"sstables/la":       {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
 	"flush":             {"memtable", "sstables", "compress", "checksummer", "schema", "mutation", "dht"},
