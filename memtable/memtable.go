@@ -112,8 +112,10 @@ func New(t *schema.Table, opts Options) *Memtable {
 	if m.now == nil {
 		m.now = time.Now
 	}
+	arena := &entryArena{}
 	for i := range m.shards {
 		m.shards[i].stats = mutation.NewStats(t)
+		m.shards[i].slab.arena = arena
 	}
 	return m
 }

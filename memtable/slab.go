@@ -11,6 +11,8 @@ import (
 // partition costs no allocation in steady state. Nothing is ever freed
 // individually; the whole slab goes away with the memtable.
 type slab struct {
+	// arena provides the entries blocks, shared by the memtable's shards.
+	arena      *entryArena
 	entries    []entry
 	partitions []mutation.Partition
 	rows       []mutation.Row
@@ -24,6 +26,8 @@ type slab struct {
 	// up to structBlock and byteBlock, so a memtable spread over many shards
 	// does not reserve megabytes before it holds anything.
 	nextStructs, nextBytes int
+	// nextEntries is the size of the next run of entries from the arena.
+	nextEntries int
 
 	// allocated is the memory the slab has taken from the Go heap.
 	allocated int64
@@ -221,9 +225,26 @@ func (s *slab) copyNewEntry(e *entry, p *mutation.Partition) {
 	}
 }
 
+// entryRun is how many entries a shard takes from the arena at a time.
+const entryRun = 64
+
 // newEntry returns a zeroed entry held by the slab.
 func (s *slab) newEntry() *entry {
-	return &takeN(s, &s.entries, 1, sizeofEntry)[0]
+	if s.arena == nil {
+		return &takeN(s, &s.entries, 1, sizeofEntry)[0]
+	}
+	if len(s.entries) == 0 {
+		// Small shards first take small runs (a memtable spread over many
+		// shards should not reserve much before it holds anything).
+		n := max(s.nextEntries, firstBlock)
+		s.nextEntries = min(2*n, entryRun)
+		var allocated int64
+		s.entries, allocated = s.arena.take(n)
+		s.allocated += allocated
+	}
+	e := &s.entries[0]
+	s.entries = s.entries[1:]
+	return e
 }
 
 // copyPartition returns a deep copy of p whose memory belongs to the slab.
