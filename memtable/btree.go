@@ -125,6 +125,28 @@ func (n *node) splitChild(i int) {
 	n.n++
 }
 
+// appendEntries appends the entries in order to dst.
+func (t *btree) appendEntries(dst []*entry) []*entry {
+	if t.root == nil {
+		return dst
+	}
+	return t.root.appendEntries(dst)
+}
+
+func (n *node) appendEntries(dst []*entry) []*entry {
+	if n.leaf() {
+		for i := 0; i < n.n; i++ {
+			dst = append(dst, n.items[i].e)
+		}
+		return dst
+	}
+	for i := 0; i < n.n; i++ {
+		dst = n.children[i].appendEntries(dst)
+		dst = append(dst, n.items[i].e)
+	}
+	return n.children[n.n].appendEntries(dst)
+}
+
 // ascend calls fn for every entry in order until fn returns false.
 func (t *btree) ascend(fn func(*entry) bool) bool {
 	if t.root == nil {

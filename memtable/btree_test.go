@@ -46,6 +46,15 @@ func TestBtreeOrderAndLookup(t *testing.T) {
 				t.Fatalf("n=%d: position %d holds %x, want %x", n, i, got[i].Key, want[i].Key)
 			}
 		}
+		entries := tr.appendEntries([]*entry{nil})
+		if len(entries) != n+1 {
+			t.Fatalf("n=%d: appendEntries gave %d entries after the first", n, len(entries)-1)
+		}
+		for i, e := range entries[1:] {
+			if &e.p != want[i] {
+				t.Fatalf("n=%d: appendEntries position %d holds %x, want %x", n, i, e.p.Key, want[i].Key)
+			}
+		}
 	}
 }
 

@@ -266,17 +266,19 @@ func (m *Memtable) Freeze() *Frozen {
 	m.freezeOnce.Do(func() {
 		m.frozen.Store(true)
 		f := &Frozen{m: m, stats: mutation.NewStats(m.table)}
-		// Taking every shard lock once waits for in-flight Applies; any
-		// later Apply sees the frozen flag under its shard lock.
+		// Taking every shard lock waits for in-flight Applies; any later
+		// Apply sees the frozen flag under its shard lock. All are taken
+		// first, so that the order is allocated once at its size.
 		for i := range m.shards {
 			s := &m.shards[i]
 			s.mu.Lock()
 			f.partitions += int64(s.tree.length)
+		}
+		f.order = make([]*entry, 0, f.partitions)
+		for i := range m.shards {
+			s := &m.shards[i]
 			f.stats.Merge(s.stats)
-			s.tree.ascend(func(e *entry) bool {
-				f.order = append(f.order, e)
-				return true
-			})
+			f.order = s.tree.appendEntries(f.order)
 			for _, e := range s.withDeletions {
 				if err := mutation.PurgeShadowed(m.table, &e.p); err != nil && m.freezeErr == nil {
 					m.freezeErr = fmt.Errorf("memtable: %w", err)
