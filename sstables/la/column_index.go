@@ -71,9 +71,11 @@ func (c *columnIndex) add(a *atom) {
 		c.size = 0
 	}
 	// Forget the tombstones that end before this atom.
-	c.open = slices.DeleteFunc(c.open, func(i int) bool {
-		return c.cmp.compareEnd(c.tombstones[i].end, a.name) < 0
-	})
+	if len(c.open) > 0 {
+		c.open = slices.DeleteFunc(c.open, func(i int) bool {
+			return c.cmp.compareEnd(c.tombstones[i].end, a.name) < 0
+		})
+	}
 	if a.kind == atomRangeTombstone {
 		c.track(a)
 	} else {

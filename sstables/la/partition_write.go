@@ -566,7 +566,9 @@ func (w *partitionWriter) flush() error {
 		}
 		w.ci.add(c)
 	}
-	w.pending = append(w.pending[:0], w.pending[j:]...)
+	if j > 0 {
+		w.pending = append(w.pending[:0], w.pending[j:]...)
+	}
 	w.cells = w.cells[:0]
 	w.segNames = w.segNames[:0]
 	w.detached = 0
