@@ -203,8 +203,9 @@ func (s *memtableSink) flushFrozen(f *memtable.Frozen, gen int) ([]*sstables.Wri
 }
 
 // splitFlush writes f into SSTables whose Data.db stops growing at the
-// first partition boundary after maxData bytes reached the file (the Data.db
-// writer buffers 1 MiB, so an SSTable may pass the cap by that much). The bloom filters
+// first partition boundary after maxData bytes reached the file (the writer's
+// partition sink and Data.db writer hold back up to 2 MiB, so an SSTable may
+// pass the cap by that much). The bloom filters
 // are sized from each SSTable's real partition count.
 func splitFlush(ctx context.Context, f *memtable.Frozen, opts flush.Options, maxData int64) ([]*sstables.WriteResult, error) {
 	fsys := &countingFS{FS: sstables.OSFS}
