@@ -47,6 +47,7 @@ type PartitionSink struct {
 	indexAt     int64
 	hashes      []uint64
 	batchHashes []uint64 // a batch's Murmur3 halves, for the filter
+	entries     []byte   // a batch's Index.db entries, built or copied
 }
 
 // PartitionSinkOptions configure a PartitionSink. Data, Index and Summary
@@ -69,6 +70,10 @@ type PartitionSinkOptions struct {
 	// PartitionSizes and CellCounts count every partition's serialized size
 	// and cell count.
 	PartitionSizes, CellCounts *EstimatedHistogram
+	// SimpleEntry appends the Index.db entry of a partition without a
+	// promoted index (its key and Data.db position only), for
+	// EndSimplePartition; nil when the format does not use it.
+	SimpleEntry func(dst, key []byte, position int64) []byte
 }
 
 // SinkResult is what a finished PartitionSink reports.
@@ -96,6 +101,9 @@ type sinkPartition struct {
 	size, cells int64
 	keyEnd      int // end of the key in keys (it starts where the previous ends)
 	entryEnd    int // end of the entry in index
+	// position is the Data.db position of a partition whose entry the sink
+	// builds (SimpleEntry), or -1.
+	position int64
 }
 
 const (
@@ -163,7 +171,24 @@ func (s *PartitionSink) EndPartition(key []byte, h1, h2 uint64, entry []byte, si
 	b.index = append(b.index, entry...)
 	b.parts = append(b.parts, sinkPartition{
 		h1: h1, h2: h2, size: size, cells: cells,
-		keyEnd: len(b.keys), entryEnd: len(b.index),
+		keyEnd: len(b.keys), entryEnd: len(b.index), position: -1,
+	})
+	s.parts++
+	return nil
+}
+
+// EndSimplePartition is EndPartition for a partition without a promoted
+// index, whose Index.db entry the sink builds (SimpleEntry) from the key and
+// the partition's Data.db position: the serializing goroutine does not.
+func (s *PartitionSink) EndSimplePartition(key []byte, h1, h2 uint64, position, size, cells int64) error {
+	if s.stopped {
+		return errSinkStopped
+	}
+	b := s.cur
+	b.keys = append(b.keys, key...)
+	b.parts = append(b.parts, sinkPartition{
+		h1: h1, h2: h2, size: size, cells: cells,
+		keyEnd: len(b.keys), entryEnd: len(b.index), position: position,
 	})
 	s.parts++
 	return nil
@@ -253,7 +278,22 @@ func (s *PartitionSink) process(b *sinkBatch) {
 	if len(b.parts) == 0 {
 		return
 	}
-	if _, err := s.index.Write(b.index); err != nil {
+	// The batch's entries, in order: copied, or built here.
+	entries := s.entries[:0]
+	var keyStart, entryStart int
+	for i := range b.parts {
+		p := &b.parts[i]
+		indexEnd := p.entryEnd
+		if p.position >= 0 {
+			entries = o.SimpleEntry(entries, b.keys[keyStart:p.keyEnd], p.position)
+		} else {
+			entries = append(entries, b.index[entryStart:indexEnd]...)
+		}
+		p.entryEnd = len(entries) // from now on, the end in entries
+		keyStart, entryStart = p.keyEnd, indexEnd
+	}
+	s.entries = entries
+	if _, err := s.index.Write(entries); err != nil {
 		s.fail(err)
 		return
 	}
@@ -271,7 +311,7 @@ func (s *PartitionSink) process(b *sinkBatch) {
 			s.hashes = append(s.hashes, hashes...)
 		}
 	}
-	var keyStart, entryStart int
+	keyStart, entryStart = 0, 0
 	for i := range b.parts {
 		p := &b.parts[i]
 		key := b.keys[keyStart:p.keyEnd]

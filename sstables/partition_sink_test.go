@@ -2,6 +2,7 @@ package sstables
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -15,6 +16,15 @@ import (
 type sinkPart struct {
 	key, data, entry []byte
 	cells            int64
+	// simple partitions have the entry testSimpleEntry builds, and are
+	// ended with EndSimplePartition.
+	simple bool
+}
+
+// testSimpleEntry is a SimpleEntry: the key and the position.
+func testSimpleEntry(dst, key []byte, position int64) []byte {
+	dst = append(dst, key...)
+	return binary.BigEndian.AppendUint64(dst, uint64(position))
 }
 
 func sinkParts(n int, seed uint64) []sinkPart {
@@ -33,6 +43,7 @@ func sinkParts(n int, seed uint64) []sinkPart {
 		}
 		p.entry = append(slices.Clone(p.key), byte(r.IntN(256)), byte(i))
 		p.cells = int64(r.IntN(10))
+		p.simple = r.IntN(3) > 0
 	}
 	return parts
 }
@@ -66,7 +77,7 @@ func feedSink(t *testing.T, parts []sinkPart, codec compress.Codec, submitAt, pi
 	sizes, cells := NewEstimatedHistogram(PartitionSizeOffsets), NewEstimatedHistogram(CellCountOffsets)
 	s := NewPartitionSink(PartitionSinkOptions{
 		Data: dw, Index: &index, Summary: summary, Filter: filter, KeepHashes: keepHashes,
-		Cardinality: hll, PartitionSizes: sizes, CellCounts: cells,
+		Cardinality: hll, PartitionSizes: sizes, CellCounts: cells, SimpleEntry: testSimpleEntry,
 	})
 	var buf []byte
 	var pos int64
@@ -74,6 +85,7 @@ func feedSink(t *testing.T, parts []sinkPart, codec compress.Codec, submitAt, pi
 		if got := s.Position() + int64(len(buf)); got != pos {
 			t.Fatalf("position %d, want %d", got, pos)
 		}
+		start := pos
 		pos += int64(len(p.data))
 		for rest := p.data; len(rest) > 0; {
 			k := min(len(rest), pieceSize)
@@ -86,7 +98,13 @@ func feedSink(t *testing.T, parts []sinkPart, codec compress.Codec, submitAt, pi
 			}
 		}
 		h1, h2 := dht.Murmur3(p.key)
-		if err := s.EndPartition(p.key, h1, h2, p.entry, int64(len(p.data)), p.cells); err != nil {
+		var err error
+		if p.simple {
+			err = s.EndSimplePartition(p.key, h1, h2, start, int64(len(p.data)), p.cells)
+		} else {
+			err = s.EndPartition(p.key, h1, h2, p.entry, int64(len(p.data)), p.cells)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		if len(buf) >= submitAt {
@@ -136,12 +154,18 @@ func directOutput(t *testing.T, parts []sinkPart, codec compress.Codec) sinkOutp
 	sizes, cells := NewEstimatedHistogram(PartitionSizeOffsets), NewEstimatedHistogram(CellCountOffsets)
 	var index []byte
 	var hashes []uint64
+	var pos int64
 	for _, p := range parts {
 		if _, err := dw.Write(p.data); err != nil {
 			t.Fatal(err)
 		}
 		summary.Add(p.key, int64(len(index)))
-		index = append(index, p.entry...)
+		if p.simple {
+			index = testSimpleEntry(index, p.key, pos)
+		} else {
+			index = append(index, p.entry...)
+		}
+		pos += int64(len(p.data))
 		h1, h2 := dht.Murmur3(p.key)
 		filter.AddHash(h1, h2)
 		hashes = append(hashes, h1, h2)

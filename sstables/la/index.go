@@ -60,16 +60,24 @@ func promotedIndexSize(blocks []indexInfo) int {
 	return n
 }
 
+// appendSimpleIndexEntry appends the Index.db entry of a partition without
+// a promoted index.
+func appendSimpleIndexEntry(dst, key []byte, position int64) []byte {
+	dst = appendShortBytes(dst, key)
+	dst = appendI64(dst, position)
+	return appendI32(dst, 0)
+}
+
 // appendIndexEntry appends the Index.db entry of a partition. A single
 // block is not written (promoted index size 0).
 func appendIndexEntry(dst, key []byte, position int64, deletion mutation.DeletionTime, blocks []indexInfo) []byte {
+	size := promotedIndexSize(blocks)
+	if size == 0 {
+		return appendSimpleIndexEntry(dst, key, position)
+	}
 	dst = appendShortBytes(dst, key)
 	dst = appendI64(dst, position)
-	size := promotedIndexSize(blocks)
 	dst = appendI32(dst, int32(size))
-	if size == 0 {
-		return dst
-	}
 	dst = appendDeletionTime(dst, deletion)
 	dst = appendI32(dst, int32(len(blocks)))
 	for i := range blocks {

@@ -172,6 +172,7 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 		Cardinality:    st.hll,
 		PartitionSizes: st.sizes,
 		CellCounts:     st.cells,
+		SimpleEntry:    appendSimpleIndexEntry,
 	})
 	return w, nil
 }
@@ -298,8 +299,14 @@ func (w *Writer) EndPartition() error {
 	if err != nil {
 		return w.fail(err)
 	}
-	w.entry = appendIndexEntry(w.entry[:0], w.prevKey, w.partStart, w.pw.deletion, blocks)
-	if err := w.sink.EndPartition(w.prevKey, w.h1, w.h2, w.entry, size, w.pw.stats.pCells); err != nil {
+	if promotedIndexSize(blocks) > 0 {
+		w.entry = appendIndexEntry(w.entry[:0], w.prevKey, w.partStart, w.pw.deletion, blocks)
+		err = w.sink.EndPartition(w.prevKey, w.h1, w.h2, w.entry, size, w.pw.stats.pCells)
+	} else {
+		// The sink builds the entry (appendSimpleIndexEntry).
+		err = w.sink.EndSimplePartition(w.prevKey, w.h1, w.h2, w.partStart, size, w.pw.stats.pCells)
+	}
+	if err != nil {
 		return w.fail(err)
 	}
 	w.parts++

@@ -107,14 +107,27 @@ func (ib *indexBuilder) finish(size int64) {
 	}
 }
 
-// appendEntry appends the partition's Index.db entry.
-func (ib *indexBuilder) appendEntry(dst, key []byte, position, headerLength int64, deletion mutation.DeletionTime) []byte {
+// promoted reports whether the partition's entry has a promoted index (two
+// blocks or more).
+func (ib *indexBuilder) promoted() bool { return len(ib.offsets) >= 2 }
+
+// appendSimpleIndexEntry appends the Index.db entry of a partition without
+// a promoted index.
+func appendSimpleIndexEntry(dst, key []byte, position int64) []byte {
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(key)))
 	dst = append(dst, key...)
 	dst = appendUvint(dst, uint64(position))
-	if len(ib.offsets) < 2 {
-		return append(dst, 0)
+	return append(dst, 0)
+}
+
+// appendEntry appends the partition's Index.db entry.
+func (ib *indexBuilder) appendEntry(dst, key []byte, position, headerLength int64, deletion mutation.DeletionTime) []byte {
+	if !ib.promoted() {
+		return appendSimpleIndexEntry(dst, key, position)
 	}
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(key)))
+	dst = append(dst, key...)
+	dst = appendUvint(dst, uint64(position))
 	n := len(ib.offsets)
 	size := uvintSize(uint64(headerLength)) + fixedDeletionTimeSize + uvintSize(uint64(n)) + len(ib.infos) + 4*n
 	dst = appendUvint(dst, uint64(size))

@@ -150,13 +150,28 @@ func (s *serializer) startPartition(key []byte, deletion mutation.DeletionTime, 
 // endPartition writes the end-of-partition byte and returns the partition's
 // size in bytes and its Index.db entry (valid until the next partition).
 func (s *serializer) endPartition(entry []byte) ([]byte, int64, error) {
-	if err := s.commit(append(s.out, flagEndOfPartition)); err != nil {
+	size, _, err := s.finishPartition()
+	if err != nil {
 		return entry, 0, err
 	}
-	size := s.pos() - s.partStart
+	return s.appendEntry(entry), size, nil
+}
+
+// finishPartition writes the end-of-partition byte and returns the
+// partition's size and whether its Index.db entry has a promoted index
+// (otherwise the entry is appendSimpleIndexEntry's).
+func (s *serializer) finishPartition() (size int64, promoted bool, err error) {
+	if err := s.commit(append(s.out, flagEndOfPartition)); err != nil {
+		return 0, false, err
+	}
+	size = s.pos() - s.partStart
 	s.idx.finish(size)
-	entry = s.idx.appendEntry(entry, s.key, s.partStart, s.headerLength, s.deletion)
-	return entry, size, nil
+	return size, s.idx.promoted(), nil
+}
+
+// appendEntry appends the finished partition's Index.db entry.
+func (s *serializer) appendEntry(dst []byte) []byte {
+	return s.idx.appendEntry(dst, s.key, s.partStart, s.headerLength, s.deletion)
 }
 
 func rowIsEmpty(r *mutation.Row) bool {

@@ -134,6 +134,7 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions) (*Writer, error
 		Cardinality:    w.aux.hll,
 		PartitionSizes: w.aux.sizes,
 		CellCounts:     w.aux.cells,
+		SimpleEntry:    appendSimpleIndexEntry,
 	})
 	w.ser = newSerializer(table, w.header, static, regular, serializerOptions{
 		scyllaShadowable: opts.ScyllaShadowable,
@@ -248,12 +249,18 @@ func (w *Writer) EndPartition() error {
 	if !w.inPart {
 		return w.fail(fmt.Errorf("%w: EndPartition outside a partition", errWriterState))
 	}
-	entry, size, err := w.ser.endPartition(w.entry[:0])
-	w.entry = entry
+	size, promoted, err := w.ser.finishPartition()
 	if err != nil {
 		return w.fail(err)
 	}
-	if err := w.sink.EndPartition(w.prevKey, w.h1, w.h2, entry, size, w.ser.partCells); err != nil {
+	if promoted {
+		w.entry = w.ser.appendEntry(w.entry[:0])
+		err = w.sink.EndPartition(w.prevKey, w.h1, w.h2, w.entry, size, w.ser.partCells)
+	} else {
+		// The sink builds the entry (appendSimpleIndexEntry).
+		err = w.sink.EndSimplePartition(w.prevKey, w.h1, w.h2, w.ser.partStart, size, w.ser.partCells)
+	}
+	if err != nil {
 		return w.fail(err)
 	}
 	w.cells += w.ser.partCells
