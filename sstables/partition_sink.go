@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // PartitionSink takes what a format's serializer produces — Data.db bytes,
@@ -28,27 +29,41 @@ import (
 // the goroutine fails (a write error), it drops the batches it receives and
 // Submit, EndPartition and Finish return the error. Finish or Abort must be
 // called once.
+//
+// The fields each goroutine writes are kept on cache lines of their own:
+// sharing one would make every partition pay for a line moving between the
+// two cores.
 type PartitionSink struct {
 	opts PartitionSinkOptions
+	full chan *sinkBatch
+	free chan *sinkBatch
+	done chan struct{}
+	_    cacheLinePad
 
+	// Owned by the caller's goroutine.
 	cur     *sinkBatch
-	full    chan *sinkBatch
-	free    chan *sinkBatch
-	done    chan struct{}
 	pos     int64 // Data.db bytes submitted
 	parts   int64
 	stopped bool
+	_       cacheLinePad
 
-	mu  sync.Mutex
-	err error
+	// The sticky error: failed is checked on every hand-over, err read
+	// only once it is set.
+	failed atomic.Bool
+	mu     sync.Mutex
+	err    error
+	_      cacheLinePad
 
-	// Owned by the goroutine until it is done.
+	// Owned by the sink's goroutine until it is done.
 	index       *bufio.Writer
 	indexAt     int64
 	hashes      []uint64
 	batchHashes []uint64 // a batch's Murmur3 halves, for the filter
 	entries     []byte   // a batch's Index.db entries, built or copied
 }
+
+// cacheLinePad separates fields written by different goroutines.
+type cacheLinePad [64]byte
 
 // PartitionSinkOptions configure a PartitionSink. Data, Index and Summary
 // are required; the other fields may be nil (or false) to skip their work.
@@ -199,6 +214,9 @@ func (s *PartitionSink) Partitions() int64 { return s.parts }
 
 // Err returns the sink's error, if it failed.
 func (s *PartitionSink) Err() error {
+	if !s.failed.Load() {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
@@ -208,6 +226,7 @@ func (s *PartitionSink) fail(err error) {
 	s.mu.Lock()
 	if s.err == nil {
 		s.err = err
+		s.failed.Store(true)
 	}
 	s.mu.Unlock()
 }
