@@ -51,16 +51,20 @@ type partitionWriter struct {
 	key        []byte
 	deletion   mutation.DeletionTime
 	headerSize int
-	segNames   []byte  // names (and, while a range is open, values) of staged cells
-	cells      []atom  // staged cells
-	detached   int     // staged cells whose values are copied
-	pending    []atom  // range tombstones not yet offered, sorted when flushed
-	rtArena    []byte  // bounds of the partition's range tombstones
-	cellLDTs   []int32 // drop times of the written cells, for the statistics
-	open       bool    // a range tombstone marker is open
-	openStart  []byte  // its encoded start bound
-	openDel    mutation.DeletionTime
-	err        error
+	segNames   []byte // names (and, while a range is open, values) of staged cells
+	cells      []atom // staged cells
+	simple     atom   // the atom addSimpleRow is writing
+	// noSimpleRows makes every row take the general path (tests compare
+	// the two).
+	noSimpleRows bool
+	detached     int     // staged cells whose values are copied
+	pending      []atom  // range tombstones not yet offered, sorted when flushed
+	rtArena      []byte  // bounds of the partition's range tombstones
+	cellLDTs     []int32 // drop times of the written cells, for the statistics
+	open         bool    // a range tombstone marker is open
+	openStart    []byte  // its encoded start bound
+	openDel      mutation.DeletionTime
+	err          error
 }
 
 func newPartitionWriter(t *schema.Table, opts Options) *partitionWriter {
@@ -164,6 +168,11 @@ func fmtClustering(c mutation.Clustering) string {
 
 // addRow converts a row (the static row when static) into atoms.
 func (w *partitionWriter) addRow(r *mutation.Row, static bool) error {
+	if !static {
+		if done, err := w.addSimpleRow(r); done {
+			return err
+		}
+	}
 	deletion, err := w.rowDeletion(r)
 	if err != nil {
 		return err
@@ -211,13 +220,7 @@ func (w *partitionWriter) addRow(r *mutation.Row, static bool) error {
 		}
 	}
 	if !r.Liveness.IsEmpty() {
-		name := w.name(prefix, emptyComponent, nil, false)
-		a := atom{name: name, timestamp: r.Liveness.Timestamp, ttl: mutation.NoTTL, ldt: mutation.NoDeletionTime}
-		a.kind = atomCell
-		if r.Liveness.IsExpiring() {
-			a.kind, a.ttl, a.ldt = atomExpiringCell, r.Liveness.TTL, r.Liveness.LocalExpirationTime
-		}
-		w.cells = append(w.cells, a)
+		w.cells = append(w.cells, w.markerAtom(r, prefix))
 	}
 	for i := range r.ComplexDeletions {
 		if err := w.addComplexDeletion(r, static, prefix, &r.ComplexDeletions[i]); err != nil {
@@ -242,6 +245,65 @@ func (w *partitionWriter) addRow(r *mutation.Row, static bool) error {
 	}
 	w.detach()
 	return nil
+}
+
+// addSimpleRow writes a clustering row of a CQL table (compound, not
+// dense) straight to the column index, without staging its atoms, when
+// nothing can come between its atoms or shadow them: the row has no
+// deletion of any kind, the partition is not deleted, no range tombstone is
+// open or pending, and the columns are written in their canonical order.
+// The atoms then go through exactly what flush does to them. It returns done
+// false, having done nothing, for any other row.
+func (w *partitionWriter) addSimpleRow(r *mutation.Row) (done bool, err error) {
+	if w.noSimpleRows || !w.l.compound || w.l.dense || w.open || len(w.pending) != 0 || len(w.cells) != 0 ||
+		!w.deletion.IsLive() || w.regularOrder != nil || len(r.ComplexDeletions) != 0 ||
+		r.DeletionShadowable || !r.Deletion.IsLive() || !r.ShadowableDeletion.IsLive() {
+		return false, nil
+	}
+	if err := w.checkClustering(r.Clustering); err != nil {
+		return true, err
+	}
+	pStart := len(w.segNames)
+	w.segNames = appendClustering(w.segNames, r.Clustering)
+	prefix := w.segNames[pStart:len(w.segNames):len(w.segNames)]
+	a := &w.simple
+	if !r.Liveness.IsEmpty() {
+		*a = w.markerAtom(r, prefix)
+		w.emitCell(a)
+	}
+	for i := range r.Cells {
+		if err := w.cellAtom(a, r, false, prefix, w.regularComp, &r.Cells[i]); err != nil {
+			return true, err
+		}
+		w.emitCell(a)
+	}
+	w.segNames = w.segNames[:0]
+	return true, nil
+}
+
+// emitCell is flush's handling of a cell no range tombstone precedes: it
+// drops the cell when the partition deletion shadows it, else records it in
+// the statistics and hands it to the column index.
+func (w *partitionWriter) emitCell(c *atom) {
+	if w.isDeleted(c, nil) {
+		return
+	}
+	w.stats.cell(c)
+	if c.kind == atomTombstoneCell || c.kind == atomExpiringCell {
+		w.cellLDTs = append(w.cellLDTs, c.ldt)
+	}
+	w.ci.add(c)
+}
+
+// markerAtom returns the row marker atom of a row with liveness.
+func (w *partitionWriter) markerAtom(r *mutation.Row, prefix []byte) atom {
+	name := w.name(prefix, emptyComponent, nil, false)
+	a := atom{name: name, timestamp: r.Liveness.Timestamp, ttl: mutation.NoTTL, ldt: mutation.NoDeletionTime}
+	a.kind = atomCell
+	if r.Liveness.IsExpiring() {
+		a.kind, a.ttl, a.ldt = atomExpiringCell, r.Liveness.TTL, r.Liveness.LocalExpirationTime
+	}
+	return a
 }
 
 // emptyComponent is the column-name component of the row marker.
@@ -384,6 +446,17 @@ func (w *partitionWriter) addCellsReordered(r *mutation.Row, static bool, prefix
 }
 
 func (w *partitionWriter) addCell(r *mutation.Row, static bool, prefix []byte, comps [][]byte, c *mutation.Cell) error {
+	w.cells = append(w.cells, atom{})
+	if err := w.cellAtom(&w.cells[len(w.cells)-1], r, static, prefix, comps, c); err != nil {
+		w.cells = w.cells[:len(w.cells)-1]
+		return err
+	}
+	return nil
+}
+
+// cellAtom checks cell c of row r and sets *a to its atom, named in the
+// staging arena.
+func (w *partitionWriter) cellAtom(a *atom, r *mutation.Row, static bool, prefix []byte, comps [][]byte, c *mutation.Cell) error {
 	col := c.Column
 	if err := w.checkColumn(r, static, col); err != nil {
 		return err
@@ -415,9 +488,8 @@ func (w *partitionWriter) addCell(r *mutation.Row, static bool, prefix []byte, c
 	if c.IsExpiring() && c.TTL < 0 {
 		return w.errorf("row %s: column %q: negative TTL %d", fmtClustering(r.Clustering), col.Name, c.TTL)
 	}
-	var a atom
+	*a = atom{}
 	a.setCell(name, c, col.Type.Kind == schema.KindCounter)
-	w.cells = append(w.cells, a)
 	return nil
 }
 
