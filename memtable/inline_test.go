@@ -80,7 +80,7 @@ func TestInlineEntriesHoldTheirPartition(t *testing.T) {
 		want[string(keep.Key)] = keep
 	}
 	f := m.Freeze()
-	inlineRows := 0
+	inlineRows, wholes := 0, 0
 	err := f.Ascend(func(p *mutation.Partition) error {
 		w, ok := want[string(p.Key)]
 		if !ok {
@@ -101,8 +101,28 @@ func TestInlineEntriesHoldTheirPartition(t *testing.T) {
 			}
 			inlineRows++
 		}
+		if e.whole {
+			// Every byte and struct of the partition lies in the entry.
+			in := func(b []byte) bool { return len(b) == 0 || e.holds(unsafe.Pointer(unsafe.SliceData(b))) }
+			ok := in(p.Key) && len(p.Static.Cells) == 0 && len(p.Markers) == 0 && len(p.Rows) <= 1
+			for _, r := range p.Rows {
+				for _, v := range r.Clustering {
+					ok = ok && in(v)
+				}
+				for j := range r.Cells {
+					ok = ok && e.holds(unsafe.Pointer(&r.Cells[j])) && in(r.Cells[j].Value) && in(r.Cells[j].Path)
+				}
+			}
+			if !ok {
+				t.Fatalf("partition %x marked whole has parts outside its entry", p.Key)
+			}
+			wholes++
+		}
 		return nil
 	})
+	if wholes == 0 {
+		t.Fatal("no partition kept whole in its entry")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,6 +149,18 @@ func TestInlineEntryMerge(t *testing.T) {
 		if v := p.Rows[0].Cells[0].Value; !bytes.Equal(v, bytes.Repeat([]byte{2}, 130)) {
 			t.Fatalf("partition %x holds %x after three overwrites", p.Key, v)
 		}
+		if (*entry)(unsafe.Pointer(p)).whole {
+			t.Fatalf("partition %x still marked whole after merges", p.Key)
+		}
+	}
+	// A small partition applied once is whole.
+	m = New(tbl, Options{})
+	onePartition(&p, tbl, intKey(1), make([]byte, 100), 1)
+	if err := m.Apply(&p); err != nil {
+		t.Fatal(err)
+	}
+	if got := collect(t, m.Freeze()); !(*entry)(unsafe.Pointer(got[0])).whole {
+		t.Fatal("a small-part partition is not kept whole in its entry")
 	}
 }
 

@@ -86,6 +86,9 @@ type entry struct {
 	// deletions is set once the partition holds a deletion, so Freeze
 	// knows which partitions may hold shadowed data.
 	deletions bool
+	// whole says the partition lies entirely in the entry (its inline
+	// parts): a flush has nothing else of it to fetch.
+	whole bool
 	// inline holds the parts of a small partition, so that a flush, which
 	// visits partitions in token order and thus at random places in
 	// memory, finds a whole small partition in one run of cache lines.
@@ -159,6 +162,7 @@ func (m *Memtable) Apply(p *mutation.Partition) error {
 		cp := s.slab.copyPartition(p)
 		cp.Token = token
 		var err error
+		e.whole = false // the merge result lives in the slab too
 		if delta, err = m.merge(e, cp); err != nil {
 			return fmt.Errorf("memtable: %w", err)
 		}
@@ -280,6 +284,7 @@ func (m *Memtable) Freeze() *Frozen {
 			f.stats.Merge(s.stats)
 			f.order = s.tree.appendEntries(f.order)
 			for _, e := range s.withDeletions {
+				e.whole = false
 				if err := mutation.PurgeShadowed(m.table, &e.p); err != nil && m.freezeErr == nil {
 					m.freezeErr = fmt.Errorf("memtable: %w", err)
 				}
@@ -346,10 +351,10 @@ func (f *Frozen) Ascend(fn func(p *mutation.Partition) error) error {
 		if j := i + aheadEntry; j < n {
 			prefetch.Range(unsafe.Pointer(order[j]), unsafe.Sizeof(entry{}))
 		}
-		if j := i + aheadData; j < n {
+		if j := i + aheadData; j < n && !order[j].whole {
 			order[j].prefetchData()
 		}
-		if j := i + aheadValues; j < n {
+		if j := i + aheadValues; j < n && !order[j].whole {
 			order[j].prefetchValues()
 		}
 		if err := fn(&e.p); err != nil {

@@ -151,6 +151,7 @@ type entryHead struct {
 	p         mutation.Partition
 	size      int64
 	deletions bool
+	whole     bool
 }
 
 // Compile-time check that an entry is inlineEntrySize bytes.
@@ -223,6 +224,39 @@ func (s *slab) copyNewEntry(e *entry, p *mutation.Partition) {
 		*m = p.Markers[i]
 		m.Clustering = s.copyClustering(m.Clustering)
 	}
+	e.whole = e.holdsWhole()
+}
+
+// holdsWhole reports whether every part of the entry's partition lies in
+// the entry.
+func (e *entry) holdsWhole() bool {
+	p := &e.p
+	in := func(b []byte) bool { return len(b) == 0 || e.holds(unsafe.Pointer(unsafe.SliceData(b))) }
+	if !in(p.Key) || len(p.Markers) > 0 || len(p.Static.Cells) > 0 || len(p.Static.ComplexDeletions) > 0 ||
+		len(p.Static.Clustering) > 0 || len(p.Rows) > 1 {
+		return false
+	}
+	for i := range p.Rows {
+		r := &p.Rows[i]
+		if !e.holds(unsafe.Pointer(r)) || len(r.ComplexDeletions) > 0 {
+			return false
+		}
+		if len(r.Clustering) > 0 && !e.holds(unsafe.Pointer(unsafe.SliceData(r.Clustering))) {
+			return false
+		}
+		for _, v := range r.Clustering {
+			if !in(v) {
+				return false
+			}
+		}
+		for j := range r.Cells {
+			c := &r.Cells[j]
+			if !e.holds(unsafe.Pointer(c)) || !in(c.Path) || !in(c.Value) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // entryRun is how many entries a shard takes from the arena at a time.
