@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 )
@@ -209,6 +210,36 @@ func scribble(p *mutation.Partition) {
 		}
 		for _, c := range r.Cells {
 			fill(c.Value)
+		}
+	}
+}
+
+// TestFreezeLargeOrder freezes a memtable large enough to be flattened by
+// several goroutines and checks that Ascend visits every partition once, in
+// SSTable order.
+func TestFreezeLargeOrder(t *testing.T) {
+	tbl := smallPart(t)
+	m := New(tbl, Options{Shards: 16})
+	var p mutation.Partition
+	n := parallelFlatten + 12345
+	for i := range n {
+		onePartition(&p, tbl, intKey(int32(i)), []byte{1}, 1)
+		if err := m.Apply(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := collect(t, m.Freeze())
+	if len(got) != n {
+		t.Fatalf("%d partitions, want %d", len(got), n)
+	}
+	seen := map[string]bool{}
+	for i, p := range got {
+		if seen[string(p.Key)] {
+			t.Fatalf("partition %x visited twice", p.Key)
+		}
+		seen[string(p.Key)] = true
+		if i > 0 && dht.Compare(got[i-1].Token, got[i-1].Key, p.Token, p.Key) >= 0 {
+			t.Fatalf("partitions %d and %d out of order", i-1, i)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -278,11 +279,10 @@ func (m *Memtable) Freeze() *Frozen {
 			s.mu.Lock()
 			f.partitions += int64(s.tree.length)
 		}
-		f.order = make([]*entry, 0, f.partitions)
+		f.order = m.flatten(f.partitions)
 		for i := range m.shards {
 			s := &m.shards[i]
 			f.stats.Merge(s.stats)
-			f.order = s.tree.appendEntries(f.order)
 			for _, e := range s.withDeletions {
 				e.whole = false
 				if err := mutation.PurgeShadowed(m.table, &e.p); err != nil && m.freezeErr == nil {
@@ -297,6 +297,52 @@ func (m *Memtable) Freeze() *Frozen {
 		m.frozenView = f
 	})
 	return m.frozenView
+}
+
+// parallelFlatten is the partition count from which flatten uses several
+// goroutines.
+const parallelFlatten = 1 << 16
+
+// flatten returns the n partitions of the shards (whose locks the caller
+// holds) in SSTable order: shard after shard, each shard's tree in order.
+// Large memtables are flattened by a goroutine per core, each filling the
+// part of the order its shards own.
+func (m *Memtable) flatten(n int64) []*entry {
+	order := make([]*entry, n)
+	workers := 1
+	if n >= parallelFlatten {
+		workers = min(runtime.GOMAXPROCS(0), len(m.shards))
+	}
+	// Shards [first, last) go to one worker, about n/workers entries each.
+	fill := func(first, last int, at int64) {
+		for i := first; i < last; i++ {
+			t := &m.shards[i].tree
+			t.appendEntries(order[at:at:at+int64(t.length)])
+			at += int64(t.length)
+		}
+	}
+	var wg sync.WaitGroup
+	first, at, start := 0, int64(0), int64(0)
+	for w := 1; w <= workers; w++ {
+		last := first
+		end := n * int64(w) / int64(workers)
+		for last < len(m.shards) && (at < end || w == workers) {
+			at += int64(m.shards[last].tree.length)
+			last++
+		}
+		if w == workers {
+			fill(first, last, start)
+			break
+		}
+		wg.Add(1)
+		go func(first, last int, start int64) {
+			defer wg.Done()
+			fill(first, last, start)
+		}(first, last, start)
+		first, start = last, at
+	}
+	wg.Wait()
+	return order
 }
 
 // Frozen is an immutable memtable, ready to be flushed. It stays valid (and
