@@ -317,7 +317,7 @@ func (m *Memtable) flatten(n int64) []*entry {
 	fill := func(first, last int, at int64) {
 		for i := first; i < last; i++ {
 			t := &m.shards[i].tree
-			t.appendEntries(order[at:at:at+int64(t.length)])
+			t.appendEntries(order[at : at : at+int64(t.length)])
 			at += int64(t.length)
 		}
 	}
