@@ -3,8 +3,12 @@
 //
 // Flush turns one memtable.Frozen into one SSTable through any
 // sstables.Format (mc or la, any codec): partitions are serialized in order on
-// the calling goroutine while full chunks are compressed and checksummed on a
-// pool of workers (sstables.DataWriter), the digest is built by combining
+// the calling goroutine, which hands the bytes in batches to the writer's
+// partition sink; on a goroutine of its own the sink writes Index.db and
+// builds the summary, bloom filter and key statistics, while Data.db chunks
+// are compressed and checksummed (inline or on a pool of workers,
+// sstables.DataWriter) and written in large pieces by another goroutine with
+// direct I/O where the filesystem allows. The digest is built by combining
 // chunk checksums, every component is written under a temporary name, synced,
 // renamed, and TOC.txt comes last. On any error the partial files are removed
 // and the frozen memtable is untouched, so the flush can be retried.
