@@ -50,6 +50,9 @@ type Options struct {
 	Compression *compress.Params
 	// Jobs is the number of compression workers; 0 means all cores.
 	Jobs int
+	// BufferedIO writes Data.db through the page cache instead of with
+	// direct I/O (see sstables.WriterOptions.BufferedIO).
+	BufferedIO bool
 	// ColumnIndexSize is column_index_size_in_kb in bytes; 0 means 64 KiB.
 	ColumnIndexSize int
 	// HeaderAllColumns and ScyllaShadowable are passed to the writer (see
@@ -142,6 +145,7 @@ func flush(ctx context.Context, f *memtable.Frozen, opts Options, progress progr
 		FS:                 opts.FS,
 		Compression:        opts.Compression,
 		Jobs:               opts.Jobs,
+		BufferedIO:         opts.BufferedIO,
 		ExpectedPartitions: f.Len(),
 		ColumnIndexSize:    opts.ColumnIndexSize,
 		Stats:              DataStats(f),

@@ -82,6 +82,11 @@ type WriterOptions struct {
 	// Jobs is the number of goroutines compressing chunks; 0 means
 	// runtime.GOMAXPROCS(0), 1 compresses inline.
 	Jobs int
+	// BufferedIO writes Data.db through the page cache. By default an OS
+	// file's Data.db is written with direct I/O where the filesystem allows
+	// it (see DataWriterOptions.BufferedIO), which leaves it out of the
+	// page cache.
+	BufferedIO bool
 	// ExpectedPartitions sizes the bloom filter; Cassandra's flush passes the
 	// exact partition count, which makes Filter.db reproducible. 0 means the
 	// writer keeps the keys' hashes and sizes the filter at Finish from the

@@ -156,6 +156,7 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 		Compression: params,
 		Algorithm:   checksummer.Adler32,
 		Jobs:        opts.Jobs,
+		BufferedIO:  opts.BufferedIO,
 		Path:        w.desc.Path(sstables.ComponentData),
 	})
 	if err != nil {

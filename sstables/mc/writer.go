@@ -119,6 +119,7 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions) (*Writer, error
 	w.data, err = sstables.NewDataWriter(dataFile, sstables.DataWriterOptions{
 		Compression: params,
 		Jobs:        opts.Jobs,
+		BufferedIO:  opts.BufferedIO,
 		Path:        w.desc.Path(sstables.ComponentData),
 	})
 	if err != nil {
