@@ -26,9 +26,12 @@ type bufferedOut struct{ *bufio.Writer }
 func (bufferedOut) Stop() {}
 
 const (
-	// backgroundBufferSize is the size of every write a backgroundWriter
-	// issues but the last.
-	backgroundBufferSize = 1 << 20
+	// backgroundBufferSize is the size of the writes a backgroundWriter
+	// issues once the file is large; the first pieces are smaller
+	// (firstBackgroundBuffer, doubling), so that a small file costs little
+	// memory.
+	backgroundBufferSize  = 1 << 20
+	firstBackgroundBuffer = 64 << 10
 	// backgroundBuffers is the number of buffers of a backgroundWriter: one
 	// being filled, the others written or waiting to be.
 	backgroundBuffers = 4
@@ -59,11 +62,13 @@ type backgroundWriter struct {
 	w      io.Writer // the file as the caller sees it (its Write counts and hints)
 	osFile *os.File  // for switching direct I/O, or nil
 
-	cur     []byte
-	full    chan []byte
-	free    chan []byte
-	done    chan struct{}
-	stopped bool
+	cur       []byte
+	full      chan []byte
+	free      chan []byte
+	done      chan struct{}
+	stopped   bool
+	allocated int // buffers made so far
+	size      int // size of the next buffer made
 
 	mu  sync.Mutex
 	err error
@@ -100,12 +105,27 @@ func newBackgroundWriter(w io.Writer, f *os.File, direct bool) *backgroundWriter
 		b.osFile = f
 		b.direct = true
 	}
-	b.cur = alignedBuffer(backgroundBufferSize)
-	for range backgroundBuffers - 1 {
-		b.free <- alignedBuffer(backgroundBufferSize)
-	}
+	b.size = firstBackgroundBuffer
+	b.cur = b.nextBuffer()
 	go b.run()
 	return b
+}
+
+// nextBuffer returns an empty buffer to fill: a new one while fewer than
+// backgroundBuffers exist, else one the goroutine has written, replaced by
+// a larger one while the sizes still grow.
+func (b *backgroundWriter) nextBuffer() []byte {
+	var buf []byte
+	if b.allocated < backgroundBuffers {
+		b.allocated++
+	} else {
+		buf = <-b.free
+	}
+	if cap(buf) < b.size {
+		buf = alignedBuffer(b.size)
+	}
+	b.size = min(2*b.size, backgroundBufferSize)
+	return buf[:0]
 }
 
 // alignedBuffer returns an empty buffer of capacity n whose first byte is
@@ -142,7 +162,7 @@ func (b *backgroundWriter) Write(p []byte) (int, error) {
 		p = p[k:]
 		if len(b.cur) == cap(b.cur) {
 			b.full <- b.cur
-			b.cur = (<-b.free)[:0]
+			b.cur = b.nextBuffer()
 		}
 	}
 	if err := b.Err(); err != nil {
@@ -192,7 +212,7 @@ func (b *backgroundWriter) run() {
 				b.fail(err)
 			}
 		}
-		if cap(buf) == backgroundBufferSize && len(buf) == cap(buf) {
+		if len(buf) == cap(buf) {
 			b.free <- buf // never blocks: the channel holds every buffer
 		}
 	}
