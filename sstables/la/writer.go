@@ -324,6 +324,15 @@ func (w *Writer) Append(p *mutation.Partition) error {
 	if err := w.StartPartition(p); err != nil {
 		return err
 	}
+	if len(p.Markers) == 0 {
+		// Rows only: no merge with markers to do.
+		for i := range p.Rows {
+			if err := w.AppendRow(&p.Rows[i]); err != nil {
+				return err
+			}
+		}
+		return w.EndPartition()
+	}
 	err := p.Unfiltered(w.table, func(r *mutation.Row, m *mutation.RangeTombstoneMarker) error {
 		if r != nil {
 			return w.AppendRow(r)
