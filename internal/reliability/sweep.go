@@ -59,7 +59,8 @@ type caseJob struct {
 }
 
 // Sweep damages every component of t as the plan says and reports each
-// outcome, in no particular order. It stops early when ctx is done or a
+// outcome, in no particular order; report is called by one goroutine at a
+// time. It stops early when ctx is done or a
 // probe hangs (its goroutine cannot be stopped).
 func Sweep(ctx context.Context, t *Target, opts SweepOptions, report func(*Outcome)) error {
 	opts = opts.withDefaults()
@@ -108,7 +109,9 @@ func Sweep(ctx context.Context, t *Target, opts SweepOptions, report func(*Outco
 					o = run.run(j)
 					alone.Unlock()
 				}
+				mu.Lock()
 				report(o)
+				mu.Unlock()
 			}
 		}(w)
 	}
