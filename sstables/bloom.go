@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/castable-db/castable/dht"
@@ -258,6 +259,7 @@ func (f *BloomFilter) SerializedSize() int { return 8 + 8*len(f.words) }
 
 // AppendTo appends the Filter.db encoding of f.
 func (f *BloomFilter) AppendTo(dst []byte) []byte {
+	dst = slices.Grow(dst, 8+8*len(f.words)) // one allocation, not doubling
 	dst = binary.BigEndian.AppendUint32(dst, uint32(f.hashCount))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(f.words)))
 	for _, w := range f.words {

@@ -2,10 +2,8 @@ package la
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"sync"
 
 	"github.com/castable-db/castable/dht"
@@ -26,8 +24,8 @@ type Reader struct {
 	l        layout
 	stats    *Statistics
 	data     *sstables.DataReader
-	summary  *sstables.Summary
-	filter   *sstables.BloomFilter
+	// lookup holds Summary.db and Filter.db, read by the first Get.
+	lookup sstables.KeyLookup
 
 	// maxValue is sstables.ReaderOptions.MaxValueSize, defaulted.
 	maxValue int64
@@ -71,16 +69,6 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance}); err != nil {
 		return nil, err
 	}
-	if r.summary, err = sstables.ReadSummary(fsys, desc, sstables.SummaryReadOptions{
-		Boundaries: true, DataCompressed: r.data.CompressionInfo() != nil,
-	}); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		r.data.Close()
-		return nil, err
-	}
-	if r.filter, err = sstables.ReadBloomFilter(fsys, desc, true); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		r.data.Close()
-		return nil, err
-	}
 	if table == nil {
 		if r.table, err = inferTable(r); err != nil {
 			r.data.Close()
@@ -90,6 +78,14 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	}
 	r.l = layoutOf(r.table)
 	return r, nil
+}
+
+// loadLookup returns Summary.db and Filter.db (nil when absent), read
+// once, on the first lookup: a scan does not need them.
+func (r *Reader) loadLookup() (*sstables.Summary, *sstables.BloomFilter, error) {
+	return r.lookup.Load(r.fsys, r.desc, sstables.SummaryReadOptions{
+		Boundaries: true, DataCompressed: r.data.CompressionInfo() != nil,
+	}, true)
 }
 
 // readFile reads a whole small component, refusing more than limit bytes.
@@ -300,10 +296,14 @@ func readWholePartition(s *scanner, p *mutation.Partition) (*mutation.Partition,
 // Get implements sstables.Reader: Filter.db, then Summary.db, then
 // Index.db locate the partition in Data.db.
 func (r *Reader) Get(key []byte) (*mutation.Partition, error) {
-	if r.filter != nil && !r.filter.MightContain(key) {
+	summary, filter, err := r.loadLookup()
+	if err != nil {
+		return nil, err
+	}
+	if filter != nil && !filter.MightContain(key) {
 		return nil, nil
 	}
-	pos, found, err := r.findIndexEntry(key)
+	pos, found, err := r.findIndexEntry(key, summary)
 	if err != nil || !found {
 		return nil, err
 	}
@@ -330,7 +330,7 @@ func (r *Reader) Get(key []byte) (*mutation.Partition, error) {
 
 // findIndexEntry returns the Data.db position of key from Index.db,
 // starting at the Summary.db sample at or before it.
-func (r *Reader) findIndexEntry(key []byte) (int64, bool, error) {
+func (r *Reader) findIndexEntry(key []byte, summary *sstables.Summary) (int64, bool, error) {
 	path := r.desc.Path(sstables.ComponentIndex)
 	f, err := r.fsys.Open(path)
 	if err != nil {
@@ -343,13 +343,13 @@ func (r *Reader) findIndexEntry(key []byte) (int64, bool, error) {
 	}
 	var start int64
 	limit := -1
-	if r.summary != nil {
-		k := r.summary.Floor(key)
+	if summary != nil {
+		k := summary.Floor(key)
 		if k < 0 {
 			return 0, false, nil
 		}
-		start = r.summary.IndexPosition(k)
-		limit = r.summary.MinIndexInterval
+		start = summary.IndexPosition(k)
+		limit = summary.MinIndexInterval
 		if start < 0 || start > size {
 			return 0, false, sstables.Corruptf(r.desc.Path(sstables.ComponentSummary), string(sstables.ComponentSummary), -1,
 				"entry %d points to Index.db offset %d beyond its %d bytes", k, start, size)

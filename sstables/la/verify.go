@@ -28,10 +28,10 @@ func (r *Reader) Verify() error {
 	if err != nil {
 		return err
 	}
-	return r.verifyRows(rep.Filter)
+	return r.verifyRows(rep.Filter, rep.Summary)
 }
 
-func (r *Reader) verifyRows(filter *sstables.BloomFilter) error {
+func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summary) error {
 	indexPath := r.desc.Path(sstables.ComponentIndex)
 	f, err := r.fsys.Open(indexPath)
 	if err != nil {
@@ -107,12 +107,12 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter) error {
 				return idx.corrupt(e.offset, "promoted index block %d [%d, %d) lies outside the partition's atoms [%d, %d)", i, b.offset, b.offset+b.width, header, body)
 			}
 		}
-		if r.summary != nil && sample < r.summary.Len() && r.summary.IndexPosition(sample) == e.offset {
-			if !bytes.Equal(r.summary.Key(sample), p.Key) {
+		if summary != nil && sample < summary.Len() && summary.IndexPosition(sample) == e.offset {
+			if !bytes.Equal(summary.Key(sample), p.Key) {
 				return sstables.Corruptf(r.desc.Path(sstables.ComponentSummary), string(sstables.ComponentSummary), -1,
-					"entry %d has key %x, Index.db has %x at offset %d", sample, r.summary.Key(sample), p.Key, e.offset)
+					"entry %d has key %x, Index.db has %x at offset %d", sample, summary.Key(sample), p.Key, e.offset)
 			}
-			if err := r.summary.CheckSampleAt(sample, int64(parts), r.desc.Path(sstables.ComponentSummary)); err != nil {
+			if err := summary.CheckSampleAt(sample, int64(parts), r.desc.Path(sstables.ComponentSummary)); err != nil {
 				return err
 			}
 			sample++
@@ -127,15 +127,15 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter) error {
 	if err := rebuild.Check(r.desc.Path(sstables.ComponentFilter)); err != nil {
 		return err
 	}
-	if r.summary != nil {
+	if summary != nil {
 		sp := r.desc.Path(sstables.ComponentSummary)
 		switch {
-		case sample != r.summary.Len():
-			return sstables.Corruptf(sp, string(sstables.ComponentSummary), -1, "only %d of its %d entries match Index.db", sample, r.summary.Len())
-		case parts > 0 && (!bytes.Equal(r.summary.First, firstKey) || !bytes.Equal(r.summary.Last, prevKey)):
-			return sstables.Corruptf(sp, string(sstables.ComponentSummary), -1, "first/last keys %x/%x, Data.db has %x/%x", r.summary.First, r.summary.Last, firstKey, prevKey)
+		case sample != summary.Len():
+			return sstables.Corruptf(sp, string(sstables.ComponentSummary), -1, "only %d of its %d entries match Index.db", sample, summary.Len())
+		case parts > 0 && (!bytes.Equal(summary.First, firstKey) || !bytes.Equal(summary.Last, prevKey)):
+			return sstables.Corruptf(sp, string(sstables.ComponentSummary), -1, "first/last keys %x/%x, Data.db has %x/%x", summary.First, summary.Last, firstKey, prevKey)
 		}
-		if err := r.summary.CheckPartitionCount(int64(parts), sp); err != nil {
+		if err := summary.CheckPartitionCount(int64(parts), sp); err != nil {
 			return err
 		}
 	}

@@ -25,7 +25,7 @@ type Reader struct {
 	regular []*schema.Column
 	data    *sstables.DataReader
 	toc     *sstables.TOC // nil when the SSTable has no TOC.txt
-	lookup  lookup
+	lookup  sstables.KeyLookup
 	// maxValue is sstables.ReaderOptions.MaxValueSize, defaulted.
 	maxValue int64
 }
