@@ -190,6 +190,9 @@ type Reader interface {
 	// Get looks up a partition by serialized key through Summary.db,
 	// Index.db and Data.db; it returns nil, nil when the key is absent.
 	Get(key []byte) (*mutation.Partition, error)
+	// Lookup is Get that also returns the partition's uncompressed
+	// Data.db offset (sstabledump's "position"); -1 when absent.
+	Lookup(key []byte) (*mutation.Partition, int64, error)
 	// Verify checks every chunk checksum, the digest, and that every
 	// component parses; the error names file, component and offset.
 	Verify() error

@@ -84,7 +84,7 @@ func Dump(env *Env, opts DumpOptions) error {
 			if excluded[string(key)] {
 				continue
 			}
-			p, err := r.Get(key)
+			p, pos, err := r.Lookup(key)
 			if err != nil {
 				return err
 			}
@@ -92,8 +92,8 @@ func Dump(env *Env, opts DumpOptions) error {
 				env.infof("castable dump: key %q not found in %s", opts.Keys[i], desc)
 				continue
 			}
-			if err := enc.Encode(p, -1); err != nil {
-				return unrenderable(desc, -1, err)
+			if err := enc.Encode(p, pos); err != nil {
+				return unrenderable(desc, pos, err)
 			}
 		}
 		return enc.Close()

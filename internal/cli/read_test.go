@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -266,5 +267,56 @@ func TestVerifyWrittenSSTable(t *testing.T) {
 	err = Verify(&Env{Stdout: &bytes.Buffer{}, Stderr: &errs}, VerifyOptions{SSTables: []string{data}})
 	if ExitCode(err) != ExitData || !strings.Contains(errs.String(), "Data.db") {
 		t.Errorf("verify after a flipped byte: %v, stderr %q", err, errs.String())
+	}
+}
+
+// TestLookupPositionMatchesScan: for every sound real SSTable, Lookup of a
+// key the scan returned finds that partition at the position the scan
+// reported, so that `dump -k` prints the same "position" as a full dump.
+func TestLookupPositionMatchesScan(t *testing.T) {
+	for _, path := range corpusSSTables(t, false) {
+		t.Run(relName(t, path), func(t *testing.T) {
+			descs, err := resolveSSTables([]string{path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := openSSTable(descs[0], nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			sc, err := r.Scan()
+			if err != nil {
+				t.Fatal(err)
+			}
+			type entry struct {
+				key []byte
+				pos int64
+			}
+			var seen []entry
+			for len(seen) < 2000 {
+				p, err := sc.NextPartition()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				seen = append(seen, entry{bytes.Clone(p.Key), sc.Position()})
+			}
+			sc.Close()
+			for _, e := range seen {
+				p, pos, err := r.Lookup(e.key)
+				if err != nil {
+					t.Fatalf("Lookup(%x): %v", e.key, err)
+				}
+				if p == nil || !bytes.Equal(p.Key, e.key) || pos != e.pos {
+					t.Fatalf("Lookup(%x) found %v at %d, the scan had it at %d", e.key, p != nil, pos, e.pos)
+				}
+			}
+			if p, pos, err := r.Lookup([]byte("\xff\xfeno such key")); err != nil || p != nil || pos != -1 {
+				t.Errorf("Lookup of an absent key: %v, %d, %v", p != nil, pos, err)
+			}
+		})
 	}
 }

@@ -296,23 +296,29 @@ func readWholePartition(s *scanner, p *mutation.Partition) (*mutation.Partition,
 // Get implements sstables.Reader: Filter.db, then Summary.db, then
 // Index.db locate the partition in Data.db.
 func (r *Reader) Get(key []byte) (*mutation.Partition, error) {
+	p, _, err := r.Lookup(key)
+	return p, err
+}
+
+// Lookup implements sstables.Reader: Get, and the partition's position.
+func (r *Reader) Lookup(key []byte) (*mutation.Partition, int64, error) {
 	summary, filter, err := r.loadLookup()
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	if filter != nil && !filter.MightContain(key) {
-		return nil, nil
+		return nil, -1, nil
 	}
 	pos, found, err := r.findIndexEntry(key, summary)
 	if err != nil || !found {
-		return nil, err
+		return nil, -1, err
 	}
 	r.getMu.Lock()
 	defer r.getMu.Unlock()
 	if r.getter == nil {
 		r.getter = r.scanFrom(pos)
 	} else if err := r.getter.seek(pos); err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	s := r.getter
 	p, err := s.NextPartition()
@@ -320,12 +326,15 @@ func (r *Reader) Get(key []byte) (*mutation.Partition, error) {
 		if err == io.EOF {
 			err = s.in.corrupt(pos, "Index.db points past the end of Data.db")
 		}
-		return nil, err
+		return nil, -1, err
 	}
 	if !bytes.Equal(p.Key, key) {
-		return nil, s.in.corrupt(pos, "Index.db points to partition %x, want %x", p.Key, key)
+		return nil, -1, s.in.corrupt(pos, "Index.db points to partition %x, want %x", p.Key, key)
 	}
-	return readWholePartition(s, p)
+	if p, err = readWholePartition(s, p); err != nil {
+		return nil, -1, err
+	}
+	return p, pos, nil
 }
 
 // findIndexEntry returns the Data.db position of key from Index.db,

@@ -191,43 +191,53 @@ func (r *Reader) Index(fn func(e *IndexEntry) error) error {
 // start from (the whole index is scanned when it is missing), Index.db the
 // Data.db position.
 func (r *Reader) Get(key []byte) (*mutation.Partition, error) {
+	p, _, err := r.Lookup(key)
+	return p, err
+}
+
+// Lookup implements sstables.Reader: Get, and the partition's position.
+func (r *Reader) Lookup(key []byte) (*mutation.Partition, int64, error) {
 	start, err := r.indexStart(key)
 	if err != nil || start < 0 {
-		return nil, err
+		return nil, -1, err
 	}
 	it, closer, err := r.openIndex(start, false)
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	defer closer.Close()
 	token := dht.Token(key)
 	for {
 		e, err := it.next()
 		if err == io.EOF {
-			return nil, nil
+			return nil, -1, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		c := dht.Compare(dht.Token(e.Key), e.Key, token, key)
 		if c < 0 {
 			continue
 		}
 		if c > 0 {
-			return nil, nil
+			return nil, -1, nil
 		}
 		if e.Position >= r.data.Length() {
-			return nil, sstables.Corruptf(it.path, string(sstables.ComponentIndex), e.Offset, "partition position %d beyond Data.db's %d bytes", e.Position, r.data.Length())
+			return nil, -1, sstables.Corruptf(it.path, string(sstables.ComponentIndex), e.Offset, "partition position %d beyond Data.db's %d bytes", e.Position, r.data.Length())
 		}
 		sc := r.scanFrom(e.Position)
 		p, err := sc.NextPartition()
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		if !bytes.Equal(p.Key, key) {
-			return nil, sstables.Corruptf(it.path, string(sstables.ComponentIndex), e.Offset, "entry points to Data.db offset %d, which holds another partition", e.Position)
+			return nil, -1, sstables.Corruptf(it.path, string(sstables.ComponentIndex), e.Offset, "entry points to Data.db offset %d, which holds another partition", e.Position)
 		}
-		return readWholePartition(sc, p)
+		p, err = readWholePartition(sc, p)
+		if err != nil {
+			return nil, -1, err
+		}
+		return p, e.Position, nil
 	}
 }
 
