@@ -309,7 +309,14 @@ type DataStream struct {
 	c     chunkCache
 	pos   int64
 	cur   []byte // unread bytes of the current chunk
-	start int64  // content offset of c.buf[0]
+	chunk []byte // the current chunk's content (c.buf or held.buf); nil: none
+	start int64  // content offset of chunk[0]
+
+	// Read-ahead (NewReadAheadStream): depth > 0 while it is on; held is
+	// the read-ahead buffer chunk lies in.
+	depth int
+	box   *readAheadBox
+	held  *chunkCache
 }
 
 // NewStream returns a DataStream positioned at off.
@@ -330,11 +337,16 @@ func (s *DataStream) fill() error {
 		return fmt.Errorf("sstables: negative position %d", s.pos)
 	}
 	i := int(s.pos / s.r.chunk)
+	if s.depth > 0 {
+		return s.fillAhead(i)
+	}
 	if err := s.r.load(&s.c, i); err != nil {
+		s.chunk = nil
 		return err
 	}
 	s.start = int64(i) * s.r.chunk
-	s.cur = s.c.buf[s.pos-s.start:]
+	s.chunk = s.c.buf
+	s.cur = s.chunk[s.pos-s.start:]
 	return nil
 }
 
@@ -383,8 +395,8 @@ func (s *DataStream) Seek(offset int64, whence int) (int64, error) {
 	if abs < 0 {
 		return s.pos, fmt.Errorf("sstables: seek to negative position %d", abs)
 	}
-	if s.c.idx >= 0 && abs >= s.start && abs < s.start+int64(len(s.c.buf)) {
-		s.cur = s.c.buf[abs-s.start:]
+	if s.chunk != nil && abs >= s.start && abs < s.start+int64(len(s.chunk)) {
+		s.cur = s.chunk[abs-s.start:]
 	} else {
 		s.cur = nil
 	}

@@ -171,6 +171,11 @@ type ReaderOptions struct {
 	// DefaultMaxValueSize. Every length is also bounded by the bytes left
 	// in Data.db, whatever this limit.
 	MaxValueSize int64
+	// ReadAhead is the number of Data.db chunks a Scan loads ahead of the
+	// decoder on a goroutine of its own (read, checksum, decompress), so
+	// that a full scan uses a second core; 0 means none. The scanner's
+	// Close stops the goroutine. Lookups never read ahead.
+	ReadAhead int
 }
 
 // DefaultMaxValueSize is ReaderOptions.MaxValueSize's default: far above

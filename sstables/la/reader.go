@@ -29,6 +29,8 @@ type Reader struct {
 
 	// maxValue is sstables.ReaderOptions.MaxValueSize, defaulted.
 	maxValue int64
+	// readAhead is sstables.ReaderOptions.ReadAhead.
+	readAhead int
 
 	// getMu guards the scanner Get reuses (a decompression stream is
 	// costly to set up).
@@ -53,7 +55,7 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if fsys == nil {
 		fsys = sstables.OSFS
 	}
-	r := &Reader{desc: desc, fsys: fsys, table: table, maxValue: opts.EffectiveMaxValueSize()}
+	r := &Reader{desc: desc, fsys: fsys, table: table, maxValue: opts.EffectiveMaxValueSize(), readAhead: opts.ReadAhead}
 	statsPath := desc.Path(sstables.ComponentStatistics)
 	b, err := readFile(fsys, statsPath, sstables.ComponentStatistics, maxStatisticsSize)
 	if err != nil {
@@ -132,10 +134,13 @@ func (r *Reader) DataLength() int64 { return r.data.Length() }
 func (r *Reader) Close() error { return r.data.Close() }
 
 // Scan implements sstables.Reader.
-func (r *Reader) Scan() (sstables.Scanner, error) { return r.scanFrom(0), nil }
+func (r *Reader) Scan() (sstables.Scanner, error) {
+	return r.newScanner(r.data.NewReadAheadStream(0, r.readAhead), 0), nil
+}
 
-func (r *Reader) scanFrom(pos int64) *scanner {
-	stream := r.data.NewStream(pos)
+func (r *Reader) scanFrom(pos int64) *scanner { return r.newScanner(r.data.NewStream(pos), pos) }
+
+func (r *Reader) newScanner(stream *sstables.DataStream, pos int64) *scanner {
 	s := &scanner{
 		stream: stream,
 		in:     newInput(stream, pos, r.data.Length(), r.desc.Path(sstables.ComponentData), sstables.ComponentData),
@@ -267,7 +272,7 @@ func (s *scanner) Next() (*mutation.Row, *mutation.RangeTombstoneMarker, error) 
 func (s *scanner) Position() int64 { return s.partStart }
 
 // Close implements sstables.Scanner.
-func (s *scanner) Close() error { return nil }
+func (s *scanner) Close() error { return s.stream.Close() }
 
 // readWholePartition reads the partition the scanner is on into a fresh
 // Partition.

@@ -28,6 +28,8 @@ type Reader struct {
 	lookup  sstables.KeyLookup
 	// maxValue is sstables.ReaderOptions.MaxValueSize, defaulted.
 	maxValue int64
+	// readAhead is sstables.ReaderOptions.ReadAhead.
+	readAhead int
 }
 
 // readVersions are the versions Open accepts.
@@ -43,7 +45,7 @@ func open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if fsys == nil {
 		fsys = sstables.OSFS
 	}
-	r := &Reader{desc: desc, fsys: fsys, maxValue: opts.EffectiveMaxValueSize()}
+	r := &Reader{desc: desc, fsys: fsys, maxValue: opts.EffectiveMaxValueSize(), readAhead: opts.ReadAhead}
 	toc, err := sstables.ReadTOC(fsys, desc)
 	switch {
 	case err == nil:
@@ -132,7 +134,8 @@ func (r *Reader) newDecoder() *dataDecoder {
 
 // Scan implements sstables.Reader.
 func (r *Reader) Scan() (sstables.Scanner, error) {
-	return r.scanFrom(0), nil
+	stream := r.data.NewReadAheadStream(0, r.readAhead)
+	return newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), stream, 0, r.data.Length(), stream), nil
 }
 
 func (r *Reader) scanFrom(pos int64) *scanner {
