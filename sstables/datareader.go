@@ -1,6 +1,7 @@
 package sstables
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -469,4 +470,23 @@ func (r *DataReader) Verify() (*DataVerifyResult, error) {
 	}
 	res.Chunks = len(r.info.ChunkOffsets)
 	return res, nil
+}
+
+// CheckPartitionKeyAt checks that the partition at content offset pos of
+// data starts with key (both formats begin a partition with the key's
+// 16-bit length and its bytes), so that an index entry pointing elsewhere
+// is reported as the corruption of indexPath it is (entry is the entry's
+// offset there, or -1).
+func CheckPartitionKeyAt(data *DataReader, pos int64, key []byte, indexPath string, entry int64) error {
+	b := make([]byte, 2+len(key))
+	if _, err := data.ReadAt(b, pos); err != nil {
+		if err == io.EOF {
+			return Corruptf(indexPath, string(ComponentIndex), entry, "entry points to Data.db offset %d, too near the end for its key", pos)
+		}
+		return err
+	}
+	if int(binary.BigEndian.Uint16(b)) != len(key) || !bytes.Equal(b[2:], key) {
+		return Corruptf(indexPath, string(ComponentIndex), entry, "entry points to Data.db offset %d, which holds another partition", pos)
+	}
+	return nil
 }

@@ -198,6 +198,10 @@ type Reader interface {
 	// Lookup is Get that also returns the partition's uncompressed
 	// Data.db offset (sstabledump's "position"); -1 when absent.
 	Lookup(key []byte) (*mutation.Partition, int64, error)
+	// ScanFrom returns a scanner positioned before key's partition (found
+	// as Get finds it), from which the scan goes on to the end; nil, nil
+	// when the SSTable does not hold key.
+	ScanFrom(key []byte) (Scanner, error)
 	// Verify checks every chunk checksum, the digest, and that every
 	// component parses; the error names file, component and offset.
 	Verify() error

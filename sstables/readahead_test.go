@@ -158,3 +158,28 @@ func TestReadAheadStreamStops(t *testing.T) {
 		t.Errorf("%d goroutines after dropping a stream without Close, %d before", n, base)
 	}
 }
+
+// TestCheckPartitionKeyAt: the key at a position is checked by its length
+// and bytes; a mismatch or a position too near the end is a corruption of
+// Index.db at the entry's offset.
+func TestCheckPartitionKeyAt(t *testing.T) {
+	content := append([]byte{0, 3, 'k', 'e', 'y', 9, 9}, 0, 2, 'k', 'e')
+	file, res := writeData(t, content, DataWriterOptions{Compression: compress.Params{Codec: compress.LZ4, ChunkLength: 4096}}, 1)
+	r, err := NewDataReader(bytes.NewReader(file), int64(len(file)), "Data.db", res.CompressionInfo, res.CRC, DataReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPartitionKeyAt(r, 0, []byte("key"), "Index.db", 5); err != nil {
+		t.Fatalf("the right key: %v", err)
+	}
+	for _, c := range []struct {
+		pos int64
+		key string
+	}{{0, "kez"}, {0, "ke"}, {7, "key"}, {7, "kex"}} {
+		err := CheckPartitionKeyAt(r, c.pos, []byte(c.key), "Index.db", 5)
+		var ce *CorruptionError
+		if !errors.As(err, &ce) || ce.Component != string(ComponentIndex) || ce.Offset != 5 {
+			t.Errorf("key %q at %d: %v, want an Index.db CorruptionError at offset 5", c.key, c.pos, err)
+		}
+	}
+}

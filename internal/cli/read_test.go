@@ -272,7 +272,8 @@ func TestVerifyWrittenSSTable(t *testing.T) {
 
 // TestLookupPositionMatchesScan: for every sound real SSTable, Lookup of a
 // key the scan returned finds that partition at the position the scan
-// reported, so that `dump -k` prints the same "position" as a full dump.
+// reported, so that `dump -k` prints the same "position" as a full dump;
+// ScanFrom of a key continues as the full scan does from there.
 func TestLookupPositionMatchesScan(t *testing.T) {
 	for _, path := range corpusSSTables(t, false) {
 		t.Run(relName(t, path), func(t *testing.T) {
@@ -316,6 +317,26 @@ func TestLookupPositionMatchesScan(t *testing.T) {
 			}
 			if p, pos, err := r.Lookup([]byte("\xff\xfeno such key")); err != nil || p != nil || pos != -1 {
 				t.Errorf("Lookup of an absent key: %v, %d, %v", p != nil, pos, err)
+			}
+			// ScanFrom starts at the key's partition and goes on in order.
+			for i := 0; i < len(seen); i += 7 {
+				sc, err := r.ScanFrom(seen[i].key)
+				if err != nil || sc == nil {
+					t.Fatalf("ScanFrom(%x): %v, %v", seen[i].key, sc, err)
+				}
+				for j := i; j < min(i+3, len(seen)); j++ {
+					p, err := sc.NextPartition()
+					if err != nil {
+						t.Fatalf("ScanFrom(%x), partition %d: %v", seen[i].key, j-i, err)
+					}
+					if !bytes.Equal(p.Key, seen[j].key) || sc.Position() != seen[j].pos {
+						t.Fatalf("ScanFrom(%x), partition %d: key %x at %d, the scan had %x at %d", seen[i].key, j-i, p.Key, sc.Position(), seen[j].key, seen[j].pos)
+					}
+				}
+				sc.Close()
+			}
+			if sc, err := r.ScanFrom([]byte("\xff\xfeno such key")); err != nil || sc != nil {
+				t.Errorf("ScanFrom of an absent key: %v, %v", sc, err)
 			}
 		})
 	}

@@ -127,20 +127,36 @@ func (r *reader) partitionSkips(read, skip int64) (int64, error) {
 }
 
 // partitionSlice reads `read` consecutive partitions starting at the
-// offset-th, each looked up by key (Summary → Index → Data).
+// offset-th: one lookup of the first (Summary → Index → Data), then a scan,
+// as ScyllaDB's partition-range read does.
 func (r *reader) partitionSlice(offset, read int64) (int64, error) {
+	if offset >= int64(len(r.keys)) || read <= 0 {
+		return 0, nil
+	}
+	sc, err := r.r.ScanFrom(r.keys[offset])
+	if err != nil {
+		return 0, err
+	}
+	if sc == nil {
+		return 0, fmt.Errorf("partition %d not found", offset)
+	}
+	defer sc.Close()
 	var frags int64
-	for i := offset; i < offset+read && i < int64(len(r.keys)); i++ {
-		p, err := r.r.Get(r.keys[i])
+	for n := int64(0); n < read; n++ {
+		p, err := sc.NextPartition()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			return frags, err
 		}
-		if p == nil {
-			return frags, fmt.Errorf("partition %d not found", i)
-		}
-		frags += int64(len(p.Rows))
 		if !p.Static.IsEmpty() {
 			frags++
+		}
+		rows, err := drain(sc, -1)
+		frags += rows
+		if err != nil {
+			return frags, err
 		}
 	}
 	return frags, nil

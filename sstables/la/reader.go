@@ -342,6 +342,26 @@ func (r *Reader) Lookup(key []byte) (*mutation.Partition, int64, error) {
 	return p, pos, nil
 }
 
+// ScanFrom implements sstables.Reader: a scan that starts at key's
+// partition, found as Lookup finds it.
+func (r *Reader) ScanFrom(key []byte) (sstables.Scanner, error) {
+	summary, filter, err := r.loadLookup()
+	if err != nil {
+		return nil, err
+	}
+	if filter != nil && !filter.MightContain(key) {
+		return nil, nil
+	}
+	pos, found, err := r.findIndexEntry(key, summary)
+	if err != nil || !found {
+		return nil, err
+	}
+	if err := sstables.CheckPartitionKeyAt(r.data, pos, key, r.desc.Path(sstables.ComponentIndex), -1); err != nil {
+		return nil, err
+	}
+	return r.newScanner(r.data.NewReadAheadStream(pos, r.readAhead), pos), nil
+}
+
 // findIndexEntry returns the Data.db position of key from Index.db,
 // starting at the Summary.db sample at or before it.
 func (r *Reader) findIndexEntry(key []byte, summary *sstables.Summary) (int64, bool, error) {

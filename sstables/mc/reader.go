@@ -200,47 +200,72 @@ func (r *Reader) Get(key []byte) (*mutation.Partition, error) {
 
 // Lookup implements sstables.Reader: Get, and the partition's position.
 func (r *Reader) Lookup(key []byte) (*mutation.Partition, int64, error) {
+	pos, entry, err := r.locate(key)
+	if err != nil || pos < 0 {
+		return nil, -1, err
+	}
+	sc := r.scanFrom(pos)
+	p, err := sc.NextPartition()
+	if err != nil {
+		return nil, -1, err
+	}
+	if !bytes.Equal(p.Key, key) {
+		return nil, -1, sstables.Corruptf(r.desc.Path(sstables.ComponentIndex), string(sstables.ComponentIndex), entry, "entry points to Data.db offset %d, which holds another partition", pos)
+	}
+	p, err = readWholePartition(sc, p)
+	if err != nil {
+		return nil, -1, err
+	}
+	return p, pos, nil
+}
+
+// ScanFrom implements sstables.Reader: a scan that starts at key's
+// partition, found as Lookup finds it.
+func (r *Reader) ScanFrom(key []byte) (sstables.Scanner, error) {
+	pos, entry, err := r.locate(key)
+	if err != nil || pos < 0 {
+		return nil, err
+	}
+	if err := sstables.CheckPartitionKeyAt(r.data, pos, key, r.desc.Path(sstables.ComponentIndex), entry); err != nil {
+		return nil, err
+	}
+	stream := r.data.NewReadAheadStream(pos, r.readAhead)
+	return newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), stream, pos, r.data.Length(), stream), nil
+}
+
+// locate returns the Data.db position of key's partition and the Index.db
+// offset of its entry, from Filter.db, Summary.db and Index.db; the
+// position is -1 when the SSTable does not hold key.
+func (r *Reader) locate(key []byte) (pos, entry int64, err error) {
 	start, err := r.indexStart(key)
 	if err != nil || start < 0 {
-		return nil, -1, err
+		return -1, -1, err
 	}
 	it, closer, err := r.openIndex(start, false)
 	if err != nil {
-		return nil, -1, err
+		return -1, -1, err
 	}
 	defer closer.Close()
 	token := dht.Token(key)
 	for {
 		e, err := it.next()
 		if err == io.EOF {
-			return nil, -1, nil
+			return -1, -1, nil
 		}
 		if err != nil {
-			return nil, -1, err
+			return -1, -1, err
 		}
 		c := dht.Compare(dht.Token(e.Key), e.Key, token, key)
 		if c < 0 {
 			continue
 		}
 		if c > 0 {
-			return nil, -1, nil
+			return -1, -1, nil
 		}
-		if e.Position >= r.data.Length() {
-			return nil, -1, sstables.Corruptf(it.path, string(sstables.ComponentIndex), e.Offset, "partition position %d beyond Data.db's %d bytes", e.Position, r.data.Length())
+		if e.Position < 0 || e.Position >= r.data.Length() {
+			return -1, -1, sstables.Corruptf(it.path, string(sstables.ComponentIndex), e.Offset, "partition position %d beyond Data.db's %d bytes", e.Position, r.data.Length())
 		}
-		sc := r.scanFrom(e.Position)
-		p, err := sc.NextPartition()
-		if err != nil {
-			return nil, -1, err
-		}
-		if !bytes.Equal(p.Key, key) {
-			return nil, -1, sstables.Corruptf(it.path, string(sstables.ComponentIndex), e.Offset, "entry points to Data.db offset %d, which holds another partition", e.Position)
-		}
-		p, err = readWholePartition(sc, p)
-		if err != nil {
-			return nil, -1, err
-		}
-		return p, e.Position, nil
+		return e.Position, e.Offset, nil
 	}
 }
 
