@@ -107,13 +107,15 @@ func TestReadAheadStreamCorruption(t *testing.T) {
 	}
 }
 
-// waitGoroutines waits up to 5 s for the goroutine count to fall to n,
-// collecting garbage (for the cleanups) meanwhile.
-func waitGoroutines(n int) int {
+// readAheadGoroutines counts the read-ahead goroutines alive, waiting up
+// to 5 s (and collecting garbage, for the cleanups) for there to be at
+// most n.
+func readAheadGoroutines(n int) int {
 	deadline := time.Now().Add(5 * time.Second)
+	buf := make([]byte, 1<<20)
 	for {
 		runtime.GC()
-		got := runtime.NumGoroutine()
+		got := bytes.Count(buf[:runtime.Stack(buf, true)], []byte("(*readAhead).run"))
 		if got <= n || time.Now().After(deadline) {
 			return got
 		}
@@ -130,19 +132,20 @@ func TestReadAheadStreamStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runtime.GC()
-	base := runtime.NumGoroutine()
+	if n := readAheadGoroutines(0); n != 0 {
+		t.Fatalf("%d read-ahead goroutines before the test", n)
+	}
 	s := r.NewReadAheadStream(0, 3)
 	buf := make([]byte, 10_000)
 	if _, err := io.ReadFull(s, buf); err != nil {
 		t.Fatal(err)
 	}
-	if n := runtime.NumGoroutine(); n <= base {
-		t.Fatalf("%d goroutines while reading ahead, %d before: no read-ahead goroutine", n, base)
+	if n := readAheadGoroutines(1); n != 1 {
+		t.Fatalf("%d read-ahead goroutines while reading, want 1", n)
 	}
 	s.Close()
-	if n := runtime.NumGoroutine(); n > base {
-		t.Errorf("%d goroutines after Close, %d before", n, base)
+	if n := readAheadGoroutines(0); n != 0 {
+		t.Errorf("%d read-ahead goroutines after Close", n)
 	}
 	rest, err := io.ReadAll(s)
 	if err != nil || !bytes.Equal(rest, data[10_000:]) {
@@ -154,8 +157,8 @@ func TestReadAheadStreamStops(t *testing.T) {
 			t.Fatal(err)
 		}
 	}()
-	if n := waitGoroutines(base); n > base {
-		t.Errorf("%d goroutines after dropping a stream without Close, %d before", n, base)
+	if n := readAheadGoroutines(0); n != 0 {
+		t.Errorf("%d read-ahead goroutines after dropping a stream without Close", n)
 	}
 }
 
