@@ -226,3 +226,33 @@ type Scanner interface {
 	// Close releases the scanner.
 	Close() error
 }
+
+// ClusteringSeeker is implemented by scanners that can skip forward inside
+// the current partition without decoding what they skip (mc, through the
+// promoted index of Index.db). Use it by type assertion on a Scanner.
+//
+// SeekClustering positions the scan at the clustering prefix ck — the
+// inclusive start bound of ck, before every row whose clustering extends
+// ck or sorts after it. What Next returns afterwards is exactly what a scan
+// of the partition restricted to [ck, end) returns, as if the partition
+// started there:
+//
+//   - rows and markers that sort before the inclusive start bound of ck are
+//     skipped, and so are markers at that very position (an exclusive end
+//     bound at ck closes a range before ck; the deletion a start bound or
+//     boundary at ck opens is reported as below);
+//   - when a range deletion is open at ck, Next first returns a marker of
+//     kind mutation.InclStartBound with clustering ck and Open set to that
+//     deletion, so that no deletion is lost; its end marker follows later
+//     as usual;
+//   - then the rows and markers after ck, and the partition's end.
+//
+// Seeking twice forward gives what seeking once to the second prefix gives.
+// ck must not sort before anything Next has already returned in the
+// partition (seeking backwards is an error), and may be shorter than the
+// clustering key. Before the first NextPartition it is an error; after the
+// partition's end it does nothing. Without a promoted index (small
+// partitions) the skipped rows are decoded and dropped.
+type ClusteringSeeker interface {
+	SeekClustering(ck mutation.Clustering) error
+}

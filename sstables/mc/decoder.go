@@ -179,6 +179,52 @@ func (d *dataDecoder) readUnfiltered(row *mutation.Row, m *mutation.RangeTombsto
 	return gotRow, d.readRow(at, flags, ext, false, row, &d.body)
 }
 
+// readUnfilteredSkipping is readUnfiltered for a seek to the inclusive
+// start bound of ck in table t's order: a row that sorts before the bound
+// has its body skipped by its size, not decoded (skipped is then true and
+// only the row's clustering is set), as skipToPartitionEnd skips.
+func (d *dataDecoder) readUnfilteredSkipping(row *mutation.Row, m *mutation.RangeTombstoneMarker, t *schema.Table, ck mutation.Clustering) (kind unfilteredKind, skipped bool, err error) {
+	at := d.st.pos
+	flags, err := d.st.byte()
+	if err != nil {
+		return 0, false, d.wrap(at, err)
+	}
+	if flags == flagEndOfPartition || flags&flagIsMarker != 0 {
+		d.st.unreadByte()
+		kind, err := d.readUnfiltered(row, m)
+		return kind, false, err
+	}
+	d.lastStart = at
+	if flags&flagEndOfPartition != 0 {
+		return 0, false, d.fail(at, "unfiltered flags %#02x mix end-of-partition with other bits", flags)
+	}
+	var ext byte
+	if flags&flagExtension != 0 {
+		if ext, err = d.st.byte(); err != nil {
+			return 0, false, d.wrap(at, err)
+		}
+		if ext&extIsStatic != 0 {
+			return 0, false, d.fail(at, "static row after the partition header")
+		}
+	}
+	resetRow(row)
+	if row.Clustering, err = d.readClustering(row.Clustering, d.nClust); err != nil {
+		return 0, false, d.wrap(at, err)
+	}
+	if mutation.ComparePrefix(t, mutation.ClusteringKind, row.Clustering, mutation.InclStartBound, ck) > 0 {
+		return gotRow, false, d.readRowBody(at, flags, ext, false, row, &d.body)
+	}
+	size, err := d.st.length()
+	if err != nil {
+		return 0, false, d.wrap(at, err)
+	}
+	if err := d.st.skip(int64(size)); err != nil {
+		return 0, false, d.wrap(at, err)
+	}
+	d.lastSize = d.st.pos - at
+	return gotRow, true, nil
+}
+
 // readClustering reads n clustering values from the stream; they alias
 // d.clust until the next call.
 func (d *dataDecoder) readClustering(dst mutation.Clustering, n int) (mutation.Clustering, error) {
@@ -305,14 +351,20 @@ func (d *dataDecoder) readDeletion(r *sliceReader) mutation.DeletionTime {
 
 // readRow reads a row after its flags (and extended flags).
 func (d *dataDecoder) readRow(at int64, flags, ext byte, isStatic bool, row *mutation.Row, buf *[]byte) error {
-	cols := &d.regular
-	if isStatic {
-		cols = &d.static
-	} else {
+	if !isStatic {
 		var err error
 		if row.Clustering, err = d.readClustering(row.Clustering, d.nClust); err != nil {
 			return d.wrap(at, err)
 		}
+	}
+	return d.readRowBody(at, flags, ext, isStatic, row, buf)
+}
+
+// readRowBody reads a row's size and body, after its clustering.
+func (d *dataDecoder) readRowBody(at int64, flags, ext byte, isStatic bool, row *mutation.Row, buf *[]byte) error {
+	cols := &d.regular
+	if isStatic {
+		cols = &d.static
 	}
 	r, err := d.readBody(buf)
 	if err != nil {

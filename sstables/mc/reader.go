@@ -135,7 +135,9 @@ func (r *Reader) newDecoder() *dataDecoder {
 // Scan implements sstables.Reader.
 func (r *Reader) Scan() (sstables.Scanner, error) {
 	stream := r.data.NewReadAheadStream(0, r.readAhead)
-	return newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), stream, 0, r.data.Length(), stream), nil
+	s := newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), stream, 0, r.data.Length(), stream)
+	s.r, s.ds = r, stream
+	return s, nil
 }
 
 func (r *Reader) scanFrom(pos int64) *scanner {
@@ -230,7 +232,9 @@ func (r *Reader) ScanFrom(key []byte) (sstables.Scanner, error) {
 		return nil, err
 	}
 	stream := r.data.NewReadAheadStream(pos, r.readAhead)
-	return newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), stream, pos, r.data.Length(), stream), nil
+	s := newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), stream, pos, r.data.Length(), stream)
+	s.r, s.ds = r, stream
+	return s, nil
 }
 
 // locate returns the Data.db position of key's partition and the Index.db

@@ -24,6 +24,42 @@ type scanner struct {
 	partStart int64
 	err       error
 	closer    io.Closer
+
+	// Seeking (seek.go). r and ds are set by the Reader's scans (nil for
+	// a scanner over a plain io.Reader, which then decodes and drops).
+	r  *Reader
+	ds *sstables.DataStream
+	// started: NextPartition has returned a partition.
+	started bool
+	// headerEnd is the absolute offset of the partition's first unfiltered.
+	headerEnd int64
+	// open is the range deletion open after every unfiltered consumed
+	// (returned or dropped) in this partition.
+	open mutation.DeletionTime
+	// held is an unfiltered decoded by a seek and not yet returned (in
+	// row or marker); heldEnd: the held item is the partition's end.
+	held, heldEnd bool
+	heldKind      unfilteredKind
+	// pending is the synthesized open marker Next returns first after a
+	// seek; pendingBuf keeps its clustering.
+	pending    bool
+	pendMarker mutation.RangeTombstoneMarker
+	pendingBuf []byte
+	seekClust  mutation.Clustering
+	// last is the position of the last unfiltered returned, for refusing
+	// backward seeks.
+	hasLast   bool
+	lastKind  mutation.BoundKind
+	lastClust mutation.Clustering
+	// The partition's promoted index, looked up on the first seek.
+	entryLoaded bool
+	promoted    *PromotedIndex
+	entryOffset int64
+	// blk is the promoted index block the stream was last found in.
+	blk int
+	// jumps counts the seeks that moved the stream forward through the
+	// promoted index (for tests).
+	jumps int
 }
 
 func newScanner(dec *dataDecoder, path string, src io.Reader, start, limit int64, closer io.Closer) *scanner {
@@ -60,7 +96,7 @@ func (s *scanner) NextPartition() (*mutation.Partition, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	if s.inPart {
+	if s.inPart && !s.heldEnd {
 		if err := s.dec.skipToPartitionEnd(); err != nil {
 			s.err = s.corrupt(err)
 			return nil, s.err
@@ -82,7 +118,11 @@ func (s *scanner) NextPartition() (*mutation.Partition, error) {
 	s.part.Deletion = del
 	s.part.Rows = s.part.Rows[:0]
 	s.part.Markers = s.part.Markers[:0]
-	s.inPart = true
+	s.inPart, s.started = true, true
+	s.headerEnd = s.dec.st.pos
+	s.open = mutation.Live
+	s.held, s.heldEnd, s.pending, s.hasLast = false, false, false, false
+	s.entryLoaded, s.promoted = false, nil
 	return &s.part, nil
 }
 
@@ -94,19 +134,43 @@ func (s *scanner) Next() (*mutation.Row, *mutation.RangeTombstoneMarker, error) 
 	if !s.inPart {
 		return nil, nil, nil
 	}
-	kind, err := s.dec.readUnfiltered(&s.row, &s.marker)
-	if err != nil {
-		s.err = s.corrupt(err)
-		return nil, nil, s.err
+	if s.pending {
+		s.pending = false
+		s.hasLast, s.lastKind, s.lastClust = true, s.pendMarker.Kind, s.pendMarker.Clustering
+		return nil, &s.pendMarker, nil
+	}
+	var kind unfilteredKind
+	if s.held {
+		kind = s.heldKind
+		s.held, s.heldEnd = false, false
+	} else {
+		var err error
+		if kind, err = s.dec.readUnfiltered(&s.row, &s.marker); err != nil {
+			s.err = s.corrupt(err)
+			return nil, nil, s.err
+		}
 	}
 	switch kind {
 	case gotRow:
+		s.hasLast, s.lastKind, s.lastClust = true, mutation.ClusteringKind, s.row.Clustering
 		return &s.row, nil, nil
 	case gotMarker:
+		s.consumeMarker(&s.marker)
+		s.hasLast, s.lastKind, s.lastClust = true, s.marker.Kind, s.marker.Clustering
 		return nil, &s.marker, nil
 	}
 	s.inPart = false
 	return nil, nil, nil
+}
+
+// consumeMarker updates the open range deletion past marker m.
+func (s *scanner) consumeMarker(m *mutation.RangeTombstoneMarker) {
+	switch {
+	case m.Kind.IsStart():
+		s.open = m.Open
+	case m.Kind.IsEnd():
+		s.open = mutation.Live
+	}
 }
 
 // Position implements sstables.Scanner.

@@ -82,6 +82,13 @@ func (s *stream) byte() (byte, error) {
 	return b, nil
 }
 
+// unreadByte steps back over the byte the last call to byte returned; it
+// is valid only directly after a successful byte.
+func (s *stream) unreadByte() {
+	s.r--
+	s.pos--
+}
+
 func (s *stream) u16() (uint16, error) {
 	if err := s.fill(2); err != nil {
 		return 0, err
