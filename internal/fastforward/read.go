@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
 )
 
@@ -98,6 +99,19 @@ type reader struct {
 	r sstables.Reader
 	// keys are the partition keys in partition order (small datasets).
 	keys [][]byte
+	// rowKey returns the clustering of the large partition's n-th row
+	// (large datasets; nil: the read cases decode every row they skip).
+	rowKey func(n int64) mutation.Clustering
+}
+
+// seeker returns sc as a ClusteringSeeker when it is one and the dataset's
+// row clusterings are known.
+func (r *reader) seeker(sc sstables.Scanner) sstables.ClusteringSeeker {
+	if r.rowKey == nil {
+		return nil
+	}
+	s, _ := sc.(sstables.ClusteringSeeker)
+	return s
 }
 
 // partitionSkips scans every partition, reading `read` and then skipping
@@ -162,8 +176,16 @@ func (r *reader) partitionSlice(offset, read int64) (int64, error) {
 	return frags, nil
 }
 
+// minSeekSkip is the shortest skip rowSkips seeks over: shorter ones cost
+// less by decoding the skipped rows than by a seek's comparisons (measured
+// on large-part-ds1: at skip=1 a seek per row reads 40% fewer fragments
+// per second, at 8 about as many, from 16 on more).
+const minSeekSkip = 16
+
 // rowSkips scans the large partition reading `read` rows, then skipping
-// `skip`.
+// `skip`: through SeekClustering to the next row to read when the scanner
+// can seek and skip is at least minSeekSkip, otherwise by decoding the
+// skipped rows.
 func (r *reader) rowSkips(read, skip int64) (int64, error) {
 	sc, err := r.r.Scan()
 	if err != nil {
@@ -174,6 +196,20 @@ func (r *reader) rowSkips(read, skip int64) (int64, error) {
 		return 0, err
 	}
 	var frags int64
+	if s := r.seeker(sc); s != nil && skip >= minSeekSkip {
+		for n := int64(0); ; n += read + skip {
+			if n > 0 {
+				if err := s.SeekClustering(r.rowKey(n)); err != nil {
+					return frags, err
+				}
+			}
+			got, err := drain(sc, read)
+			frags += got
+			if err != nil || got < read {
+				return frags, err
+			}
+		}
+	}
 	for n := int64(0); ; n++ {
 		row, marker, err := sc.Next()
 		if err != nil {
@@ -188,7 +224,8 @@ func (r *reader) rowSkips(read, skip int64) (int64, error) {
 	}
 }
 
-// rowSlice reads rows [offset, offset+read) of the large partition.
+// rowSlice reads rows [offset, offset+read) of the large partition, seeking
+// to the offset-th row when the scanner can.
 func (r *reader) rowSlice(offset, read int64) (int64, error) {
 	sc, err := r.r.Scan()
 	if err != nil {
@@ -197,6 +234,12 @@ func (r *reader) rowSlice(offset, read int64) (int64, error) {
 	defer sc.Close()
 	if _, err := sc.NextPartition(); err != nil {
 		return 0, err
+	}
+	if s := r.seeker(sc); s != nil && offset > 0 {
+		if err := s.SeekClustering(r.rowKey(offset)); err != nil {
+			return 0, err
+		}
+		return drain(sc, read)
 	}
 	var frags int64
 	for n := int64(0); n < offset+read; n++ {
@@ -262,7 +305,10 @@ func RunReads(ctx context.Context, pop *Population, format sstables.Format, opts
 	}
 	defer r.Close()
 	rd := &reader{r: r}
-	if !pop.Dataset.Large {
+	if pop.Dataset.Large {
+		gen := newGenerator(pop.Table, nil, 0)
+		rd.rowKey = func(n int64) mutation.Clustering { return gen.next(pop.Dataset, n).Rows[0].Clustering }
+	} else {
 		gen := newGenerator(pop.Table, nil, 0)
 		for _, i := range tokenOrder(pop.Dataset, gen, pop.Config.Rows) {
 			rd.keys = append(rd.keys, append([]byte(nil), gen.next(pop.Dataset, i).Key...))
