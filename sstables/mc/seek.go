@@ -22,10 +22,12 @@ import (
 // previous block is the deletion open at the block's start. When that block
 // starts after the current position, the Data.db stream jumps there;
 // otherwise (the same block, or one already entered) the scanner decodes
-// forward. Either way it then decodes and drops the unfiltereds up to the
-// bound, keeping the first one after it for Next. Nothing else of the row
-// decoder depends on the position: a row's previous-unfiltered size is
-// only recorded, never checked.
+// forward. Either way it then drops the unfiltereds up to the bound (rows
+// skipped by their size after reading their clustering, markers decoded
+// for the deletion they open or close), keeping the first one after it for
+// Next. After a jump the first unfiltered found must be the one the block
+// names. Nothing else of the row decoder depends on the position: a row's
+// previous-unfiltered size is only recorded, never checked.
 
 var _ sstables.ClusteringSeeker = (*scanner)(nil)
 
