@@ -257,3 +257,29 @@ func BenchmarkScan(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLookup looks single-row partitions up by key (Filter.db →
+// Summary.db → Index.db → Data.db) in random order.
+func BenchmarkLookup(b *testing.B) {
+	table := benchTable(b)
+	keys := benchKeys(100_000)
+	for _, codec := range []compress.Codec{compress.None, compress.LZ4} {
+		b.Run(fmt.Sprintf("codec=%s/rows=%d", codec, len(keys)), func(b *testing.B) {
+			res := writeBench(b, table, keys, sstables.WriterOptions{Dir: b.TempDir(), Compression: &compress.Params{Codec: codec}})
+			r, err := Open(res.Descriptor, table, sstables.ReaderOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				key := keys[(i*7919)%len(keys)]
+				p, err := r.Get(key)
+				if err != nil || p == nil {
+					b.Fatalf("Get(%x): %v, %v", key, p, err)
+				}
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync"
 
 	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
@@ -26,6 +27,8 @@ type Reader struct {
 	data    *sstables.DataReader
 	toc     *sstables.TOC // nil when the SSTable has no TOC.txt
 	lookup  sstables.KeyLookup
+	// lookupStreams recycles the Data.db streams of Lookup.
+	lookupStreams sync.Pool
 	// maxValue is sstables.ReaderOptions.MaxValueSize, defaulted.
 	maxValue int64
 	// readAhead is sstables.ReaderOptions.ReadAhead.
@@ -206,7 +209,18 @@ func (r *Reader) Lookup(key []byte) (*mutation.Partition, int64, error) {
 	if err != nil || pos < 0 {
 		return nil, -1, err
 	}
-	sc := r.scanFrom(pos)
+	// A lookup borrows a Data.db stream (its decompressor and chunk
+	// buffers) and a stream buffer, and gives both back: the partition is
+	// copied out before.
+	ds, _ := r.lookupStreams.Get().(*sstables.DataStream)
+	if ds == nil {
+		ds = r.data.NewStream(pos)
+	} else if _, err := ds.Seek(pos, io.SeekStart); err != nil {
+		return nil, -1, err
+	}
+	defer r.lookupStreams.Put(ds)
+	sc := newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), ds, pos, r.data.Length(), nil)
+	defer sc.dec.st.release()
 	p, err := sc.NextPartition()
 	if err != nil {
 		return nil, -1, err
@@ -250,6 +264,7 @@ func (r *Reader) locate(key []byte) (pos, entry int64, err error) {
 		return -1, -1, err
 	}
 	defer closer.Close()
+	defer it.st.release() // only positions leave this function
 	token := dht.Token(key)
 	for {
 		e, err := it.next()

@@ -2,11 +2,14 @@ package mc
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
 )
@@ -224,4 +227,59 @@ func TestCRCCheckChance(t *testing.T) {
 		return
 	}
 	t.Fatal("invalid_checksums SSTable not found")
+}
+
+// TestConcurrentLookups: Get is safe for concurrent use (lookups borrow
+// pooled streams and buffers and give them back): goroutines looking keys
+// up at once get the partitions a scan returns.
+func TestConcurrentLookups(t *testing.T) {
+	table := benchTable(t)
+	keys := benchKeys(5000)
+	res := writeBench(t, table, keys, sstables.WriterOptions{Dir: t.TempDir(), Compression: &compress.Params{Codec: compress.LZ4, ChunkLength: 4096}})
+	r, err := Open(res.Descriptor, table, sstables.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	want := map[string]string{}
+	sc, _ := r.Scan()
+	for {
+		p, err := sc.NextPartition()
+		if err != nil {
+			break
+		}
+		whole, err := readWholePartition(sc.(*scanner), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[string(whole.Key)] = fmt.Sprint(whole.Rows)
+	}
+	sc.Close()
+	if len(want) != len(keys) {
+		t.Fatalf("scan found %d partitions, want %d", len(want), len(keys))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := g; i < len(keys); i += 3 {
+				p, err := r.Get(keys[i])
+				if err != nil || p == nil {
+					errs <- fmt.Errorf("Get(%x): %v, %v", keys[i], p, err)
+					return
+				}
+				if got := fmt.Sprint(p.Rows); got != want[string(keys[i])] {
+					errs <- fmt.Errorf("Get(%x) = %s, the scan read %s", keys[i], got, want[string(keys[i])])
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
 }

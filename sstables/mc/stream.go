@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // stream reads the uncompressed Data.db byte stream sequentially through
@@ -21,8 +22,24 @@ type stream struct {
 
 const streamBufferSize = 64 << 10
 
+// streamBuffers recycles the buffers of the short-lived streams of key
+// lookups (see release), which would otherwise allocate 64 KiB each.
+var streamBuffers = sync.Pool{New: func() any { b := make([]byte, streamBufferSize); return &b }}
+
 func newStream(src io.Reader, start, limit int64) *stream {
-	return &stream{src: src, buf: make([]byte, streamBufferSize), pos: start, limit: limit}
+	return &stream{src: src, buf: *streamBuffers.Get().(*[]byte), pos: start, limit: limit}
+}
+
+// release gives s's buffer back for reuse; s must not be used again, nor
+// anything decoded from it that aliases its buffer.
+func (s *stream) release() {
+	if s.buf != nil && cap(s.buf) == streamBufferSize {
+		b := s.buf[:streamBufferSize]
+		streamBuffers.Put(&b)
+	}
+	s.buf, s.src = nil, nil
+	s.r, s.w = 0, 0
+	s.err = errors.New("mc: stream used after release")
 }
 
 // reset points s at a new source starting at absolute position start.
