@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"sstables/la":       {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
 	"flush":             {"memtable", "sstables", "compress", "checksummer", "schema", "mutation", "dht"},
 	"internal/faultfs":  {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
+	"internal/memfs":    {"sstables"},
 	"internal/prefetch": {},
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/flush"
+	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/memtable"
 	"github.com/castable-db/castable/sstables"
 	"github.com/castable-db/castable/sstables/la"
@@ -314,7 +315,7 @@ func checkCrashSSTable(t *testing.T, d sstables.Descriptor, seed uint64) {
 		format = d.Version + "-lz4"
 	}
 	opts := crashOptions("/ref", format).Options
-	m := NewMemFS()
+	m := memfs.New()
 	opts.FS = m
 	opts.Generation = d.Generation
 	if _, err := flush.Flush(context.Background(), frozen, opts); err != nil {

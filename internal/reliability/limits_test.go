@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/memtable"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
@@ -188,7 +189,7 @@ func TestKeySizeLimits(t *testing.T) {
 		}
 	}
 	for _, f := range []sstables.Format{mc.Format, la.Format{}} {
-		w, err := f.NewWriter(blobTable, sstables.WriterOptions{Dir: "/x", Generation: 1, FS: NewMemFS(),
+		w, err := f.NewWriter(blobTable, sstables.WriterOptions{Dir: "/x", Generation: 1, FS: memfs.New(),
 			Compression: &compress.Params{Codec: compress.None}})
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/castable-db/castable/internal/cli"
+	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/sstables"
 )
 
@@ -144,7 +145,7 @@ func containsComponent(cs []sstables.Component, c sstables.Component) bool {
 type caseRunner struct {
 	t       *Target
 	opts    SweepOptions
-	fs      *MemFS
+	fs      *memfs.FS
 	diskDir string
 	disk    sstables.Descriptor
 }

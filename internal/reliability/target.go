@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/sstables"
 	"github.com/castable-db/castable/sstables/mc"
 )
@@ -39,20 +40,20 @@ func (t *Target) size() int {
 	return n
 }
 
-// memDir is the directory of the SSTable in a MemFS.
+// memDir is the directory of the SSTable in an in-memory FS.
 const memDir = "/sst"
 
-// memDesc is the SSTable's descriptor in a MemFS.
+// memDesc is the SSTable's descriptor in an in-memory FS.
 func (t *Target) memDesc() sstables.Descriptor {
 	d := t.Desc
 	d.Dir = memDir
 	return d
 }
 
-// NewFS returns a MemFS holding the SSTable's components (shared, not
+// NewFS returns an in-memory FS holding the SSTable's components (shared, not
 // copied).
-func (t *Target) NewFS() *MemFS {
-	m := NewMemFS()
+func (t *Target) NewFS() *memfs.FS {
+	m := memfs.New()
 	d := t.memDesc()
 	for c, b := range t.Files {
 		m.Set(d.Path(c), b)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/internal/faultfs"
+	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/memtable"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
@@ -59,7 +60,7 @@ func writeFrozen(format sstables.Format, f *memtable.Frozen, opts sstables.Write
 }
 
 // snapshot returns the content of every file of m.
-func snapshot(m *MemFS) map[string][]byte {
+func snapshot(m *memfs.FS) map[string][]byte {
 	out := map[string][]byte{}
 	for _, name := range m.Names() {
 		b, _ := m.Get(name)
@@ -126,7 +127,7 @@ func sweepWriterFaults(t *testing.T, c writerFaultCase, frozen *memtable.Frozen,
 		ExpectedPartitions: frozen.Len(),
 		Stats:              dataStatsOf(frozen),
 	}
-	ref := NewMemFS()
+	ref := memfs.New()
 	counter := faultfs.New(ref, faultfs.All, 0)
 	opts.FS = counter
 	if _, err := writeFrozen(c.format, frozen, opts, c.streaming); err != nil {
@@ -149,7 +150,7 @@ func sweepWriterFaults(t *testing.T, c writerFaultCase, frozen *memtable.Frozen,
 			}
 			for n := 1; n <= ops[k]; n++ {
 				name := fmt.Sprintf("%s #%d of %d (ENOSPC %v)", k, n, ops[k], noSpace)
-				m := NewMemFS()
+				m := memfs.New()
 				ffs := faultfs.New(m, k, n)
 				ffs.NoSpace = noSpace
 				o := opts
@@ -196,7 +197,7 @@ func TestWriterFaultsAbortCannotRemove(t *testing.T) {
 	for _, format := range []sstables.Format{mc.Format, la.Format{}} {
 		for _, op := range []faultfs.Op{faultfs.Write, faultfs.Sync, faultfs.Rename, faultfs.SyncDir} {
 			for n := 1; n <= 12; n++ {
-				m := NewMemFS()
+				m := memfs.New()
 				ffs := faultfs.New(m, op|faultfs.Remove, n)
 				ffs.Sticky = true
 				opts := sstables.WriterOptions{Dir: "/d", Generation: 1, FS: ffs, Jobs: 1,

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
 )
@@ -16,11 +18,12 @@ import (
 // chunkSpans returns the byte ranges [start, end) of Data.db's chunks as
 // stored: compressed payload plus trailer, or 64 KiB pieces described by
 // CRC.db.
-func chunkSpans(t testing.TB, m *memFS, d sstables.Descriptor) [][2]int64 {
+func chunkSpans(t testing.TB, m *memfs.FS, d sstables.Descriptor) [][2]int64 {
 	t.Helper()
-	size := int64(len(m.files[d.Path(sstables.ComponentData)]))
+	data, _ := m.Get(d.Path(sstables.ComponentData))
+	size := int64(len(data))
 	var spans [][2]int64
-	if b, ok := m.files[d.Path(sstables.ComponentCompressionInfo)]; ok {
+	if b, ok := m.Get(d.Path(sstables.ComponentCompressionInfo)); ok {
 		ci, err := sstables.ParseCompressionInfo(b, "")
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +48,7 @@ func TestVerifyDetectsEveryFlippedDataByte(t *testing.T) {
 		t.Run(f.name(), func(t *testing.T) {
 			m, d := loadFixture(t, f)
 			table := fixtureTables[f.dir].build(t)
-			data := m.files[d.Path(sstables.ComponentData)]
+			data, _ := m.Get(d.Path(sstables.ComponentData))
 			for i, span := range chunkSpans(t, m, d) {
 				for pos := span[0]; pos < span[1]; pos++ {
 					data[pos] ^= 0x5a
@@ -160,23 +163,18 @@ func TestCorruptComponentsSweep(t *testing.T) {
 		t.Run(f.name(), func(t *testing.T) {
 			m, d := loadFixture(t, f)
 			table := fixtureTables[f.dir].build(t)
-			var names []string
-			for name := range m.files {
-				names = append(names, name)
-			}
-			slices.Sort(names)
-			for _, name := range names {
+			for _, name := range m.Names() {
 				_, comp, _, err := sstables.ParseDescriptor(name)
 				if err != nil {
 					t.Fatal(err)
 				}
-				orig := m.files[name]
+				orig, _ := m.Get(name)
 				// A Summary.db cut exactly before its la trailer, or
 				// inside the unexplained bytes after it, is still valid
 				// (ScyllaDB writes none; components.md §11.3).
 				tolerated := map[int]bool{}
 				if comp == sstables.ComponentSummary {
-					compressed := m.files[d.Path(sstables.ComponentCompressionInfo)] != nil
+					_, compressed := m.Get(d.Path(sstables.ComponentCompressionInfo))
 					plain, err1 := sstables.ParseSummary(orig, "", sstables.SummaryReadOptions{})
 					full, err2 := sstables.ParseSummary(orig, "", sstables.SummaryReadOptions{Boundaries: true, DataCompressed: compressed})
 					if err1 != nil || err2 != nil {
@@ -194,7 +192,7 @@ func TestCorruptComponentsSweep(t *testing.T) {
 					}
 				}
 				for i, n := range positions(len(orig)) {
-					m.files[name] = orig[:n]
+					m.Set(name, orig[:n])
 					err := openScan(d, table, m)
 					check(fmt.Sprintf("truncated to %d", n), err)
 					if err == nil && mustReport[comp] && !tolerated[n] {
@@ -205,7 +203,7 @@ func TestCorruptComponentsSweep(t *testing.T) {
 					}
 				}
 				flipped := slices.Clone(orig)
-				m.files[name] = flipped
+				m.Set(name, flipped)
 				for i, n := range positions(len(orig)) {
 					flipped[n] ^= 0xff
 					check(fmt.Sprintf("byte %d flipped", n), openScan(d, table, m))
@@ -214,8 +212,33 @@ func TestCorruptComponentsSweep(t *testing.T) {
 					}
 					flipped[n] ^= 0xff
 				}
-				m.files[name] = orig
+				m.Set(name, orig)
 			}
 		})
 	}
+}
+
+// loadFixture copies the files of a real SSTable into an in-memory FS under dir
+// "/t" and returns its descriptor there.
+func loadFixture(t testing.TB, f fixture) (*memfs.FS, sstables.Descriptor) {
+	t.Helper()
+	src := f.desc(t)
+	m := memfs.New()
+	d := sstables.Descriptor{Dir: "/t", Version: "la", Generation: f.gen}
+	entries, err := os.ReadDir(src.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := src.Filename("")
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src.Dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Set(filepath.Join(d.Dir, e.Name()), b)
+	}
+	return m, d
 }

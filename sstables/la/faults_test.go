@@ -5,62 +5,10 @@ import (
 	"testing"
 
 	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/internal/faultfs"
+	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/sstables"
 )
-
-// faultFS fails the n-th mutating operation (create, write, sync, close,
-// rename, remove) of an underlying memFS.
-type faultFS struct {
-	*memFS
-	n, ops int
-}
-
-var errInjected = errors.New("injected fault")
-
-func (f *faultFS) tick() error {
-	f.ops++
-	if f.ops == f.n {
-		return errInjected
-	}
-	return nil
-}
-
-type faultFile struct {
-	sstables.File
-	fs *faultFS
-}
-
-func (f *faultFS) Create(name string) (sstables.File, error) {
-	if err := f.tick(); err != nil {
-		return nil, err
-	}
-	file, err := f.memFS.Create(name)
-	if err != nil {
-		return nil, err
-	}
-	return &faultFile{File: file, fs: f}, nil
-}
-
-func (f *faultFS) Rename(a, b string) error {
-	if err := f.tick(); err != nil {
-		return err
-	}
-	return f.memFS.Rename(a, b)
-}
-
-func (f *faultFile) Write(p []byte) (int, error) {
-	if err := f.fs.tick(); err != nil {
-		return 0, err
-	}
-	return f.File.Write(p)
-}
-
-func (f *faultFile) Sync() error {
-	if err := f.fs.tick(); err != nil {
-		return err
-	}
-	return f.File.Sync()
-}
 
 // TestInjectedFaults fails the n-th file operation of a write for every n:
 // the writer must report it, leave no TOC.txt (the SSTable is not
@@ -71,7 +19,8 @@ func TestInjectedFaults(t *testing.T) {
 	value := make([]byte, 100)
 	p := benchPartition(table, value)
 	for n := 1; ; n++ {
-		fsys := &faultFS{memFS: newMemFS(), n: n}
+		mem := memfs.New()
+		fsys := faultfs.New(mem, faultfs.Create|faultfs.Write|faultfs.Sync|faultfs.Rename, n)
 		w, err := NewWriter(table, sstables.WriterOptions{Dir: "/w", Generation: 1, FS: fsys,
 			Compression: &compress.Params{Codec: compress.LZ4, ChunkLength: 4096}, Jobs: 2}, Options{})
 		if err == nil {
@@ -90,21 +39,17 @@ func TestInjectedFaults(t *testing.T) {
 				}
 			}
 		}
-		if fsys.ops < n {
+		if fsys.Count() < n {
 			if err != nil {
 				t.Fatalf("n=%d: error without a fault: %v", n, err)
 			}
 			t.Logf("%d file operations, each failed once", n-1)
 			return
 		}
-		if !errors.Is(err, errInjected) {
+		if !errors.Is(err, faultfs.ErrInjected) {
 			t.Fatalf("n=%d: fault not reported (got %v)", n, err)
 		}
-		if len(fsys.files) != 0 {
-			var names []string
-			for name := range fsys.files {
-				names = append(names, name)
-			}
+		if names := mem.Names(); len(names) != 0 {
 			t.Fatalf("n=%d: files left after Abort: %v", n, names)
 		}
 	}

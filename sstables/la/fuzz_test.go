@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
 )
@@ -204,11 +205,11 @@ func FuzzOpen(f *testing.F) {
 		f.Add(fuzzTableIndex(fx.dir), parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], parts[6], parts[7])
 	})
 	f.Fuzz(func(t *testing.T, sel byte, data, index, stats, summary, filter, compression, crc, digest []byte) {
-		m := newMemFS()
+		m := memfs.New()
 		d := sstables.Descriptor{Dir: "/t", Version: "la", Generation: 1}
 		for i, b := range [][]byte{data, index, stats, summary, filter, compression, crc, digest} {
 			if len(b) > 0 {
-				m.files[d.Path(comps[i])] = b
+				m.Set(d.Path(comps[i]), b)
 			}
 		}
 		for _, table := range []*schema.Table{fuzzTable(t, sel), nil} {

@@ -10,14 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/sstables"
 )
 
-// loadMem copies a reference SSTable's components into a memFS under
+// loadMem copies a reference SSTable's components into an in-memory FS under
 // dir "/sst" and returns its descriptor.
-func loadMem(t testing.TB, ref refSSTable) (*memFS, sstables.Descriptor, []sstables.Component) {
+func loadMem(t testing.TB, ref refSSTable) (*memfs.FS, sstables.Descriptor, []sstables.Component) {
 	t.Helper()
-	m := newMemFS()
+	m := memfs.New()
 	desc := sstables.Descriptor{Dir: "/sst", Version: ref.version, Generation: 1}
 	entries, err := os.ReadDir(ref.dir)
 	if err != nil {
@@ -33,7 +34,7 @@ func loadMem(t testing.TB, ref refSSTable) (*memFS, sstables.Descriptor, []sstab
 			t.Fatal(err)
 		}
 		c := sstables.Component(strings.TrimPrefix(e.Name(), ref.prefix))
-		m.set(desc.Path(c), b)
+		m.Set(desc.Path(c), b)
 		comps = append(comps, c)
 	}
 	return m, desc, comps
@@ -41,7 +42,7 @@ func loadMem(t testing.TB, ref refSSTable) (*memFS, sstables.Descriptor, []sstab
 
 // exercise opens, scans, looks up and verifies an SSTable, returning the
 // first error. It must never panic.
-func exercise(m *memFS, desc sstables.Descriptor) error {
+func exercise(m *memfs.FS, desc sstables.Descriptor) error {
 	r, err := Open(desc, nil, sstables.ReaderOptions{FS: m})
 	if err != nil {
 		return err
@@ -110,10 +111,10 @@ func TestCorruptionSweep(t *testing.T) {
 			}
 			for _, c := range comps {
 				path := desc.Path(c)
-				orig, _ := m.get(path)
+				orig, _ := m.Get(path)
 				check := func(what string, b []byte) {
-					m.set(path, b)
-					defer m.set(path, orig)
+					m.Set(path, b)
+					defer m.Set(path, orig)
 					err := exercise(m, desc)
 					if err != nil && !acceptable(err) {
 						t.Errorf("%s %s: error is not a CorruptionError: %v", c, what, err)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
 )
@@ -158,13 +159,13 @@ func FuzzOpen(f *testing.F) {
 		f.Add(ref.read(f, "Data.db"), ref.read(f, "Index.db"), ref.read(f, "Statistics.db"), summary)
 	}
 	f.Fuzz(func(t *testing.T, data, index, stats, summary []byte) {
-		m := newMemFS()
+		m := memfs.New()
 		desc := sstables.Descriptor{Dir: "/fuzz", Version: "mc", Generation: 1}
-		m.set(desc.Path(sstables.ComponentData), data)
-		m.set(desc.Path(sstables.ComponentIndex), index)
-		m.set(desc.Path(sstables.ComponentStatistics), stats)
+		m.Set(desc.Path(sstables.ComponentData), data)
+		m.Set(desc.Path(sstables.ComponentIndex), index)
+		m.Set(desc.Path(sstables.ComponentStatistics), stats)
 		if summary != nil {
-			m.set(desc.Path(sstables.ComponentSummary), summary)
+			m.Set(desc.Path(sstables.ComponentSummary), summary)
 		}
 		if err := exercise(m, desc); err != nil && !acceptable(err) {
 			t.Fatalf("not a CorruptionError: %v", err)

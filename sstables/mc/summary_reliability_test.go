@@ -6,17 +6,18 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/sstables"
 )
 
 // summaryCase loads the uncompressed "simple" SSTable (5 partitions, one
 // Summary.db entry) into memory.
-func summaryCase(t *testing.T) (*memFS, sstables.Descriptor, []byte) {
+func summaryCase(t *testing.T) (*memfs.FS, sstables.Descriptor, []byte) {
 	t.Helper()
 	for _, ref := range refSSTables(t, false) {
 		if ref.name == "cassandra/3.x/uncompressed/simple" {
 			m, desc, _ := loadMem(t, ref)
-			b, _ := m.get(desc.Path(sstables.ComponentSummary))
+			b, _ := m.Get(desc.Path(sstables.ComponentSummary))
 			return m, desc, b
 		}
 	}
@@ -48,7 +49,7 @@ func TestVerifyChecksSummaryEntries(t *testing.T) {
 
 	damaged := slices.Clone(orig)
 	damaged[entry] ^= 0x01 // the sampled key
-	m.set(path, damaged)
+	m.Set(path, damaged)
 	r, err := Open(desc, nil, sstables.ReaderOptions{FS: m})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +59,7 @@ func TestVerifyChecksSummaryEntries(t *testing.T) {
 
 	damaged = slices.Clone(orig)
 	binary.LittleEndian.PutUint64(damaged[keyEnd:], 1<<20) // the Index.db position
-	m.set(path, damaged)
+	m.Set(path, damaged)
 	r, err = Open(desc, nil, sstables.ReaderOptions{FS: m})
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestVerifyChecksSummarySampling(t *testing.T) {
 	m, desc, orig := summaryCase(t)
 	damaged := slices.Clone(orig)
 	binary.BigEndian.PutUint32(damaged[20:], 7)
-	m.set(desc.Path(sstables.ComponentSummary), damaged)
+	m.Set(desc.Path(sstables.ComponentSummary), damaged)
 	r, err := Open(desc, nil, sstables.ReaderOptions{FS: m})
 	if err != nil {
 		t.Fatal(err)

@@ -5,11 +5,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/sstables"
 )
 
 // loadRef loads the reference SSTable name into memory.
-func loadRef(t *testing.T, name string) (*memFS, sstables.Descriptor) {
+func loadRef(t *testing.T, name string) (*memfs.FS, sstables.Descriptor) {
 	t.Helper()
 	for _, ref := range refSSTables(t, false) {
 		if ref.name == name {
@@ -21,11 +22,11 @@ func loadRef(t *testing.T, name string) (*memFS, sstables.Descriptor) {
 	return nil, sstables.Descriptor{}
 }
 
-func verifyWith(t *testing.T, m *memFS, desc sstables.Descriptor, c sstables.Component, b []byte) error {
+func verifyWith(t *testing.T, m *memfs.FS, desc sstables.Descriptor, c sstables.Component, b []byte) error {
 	t.Helper()
-	orig, _ := m.get(desc.Path(c))
-	m.set(desc.Path(c), b)
-	defer m.set(desc.Path(c), orig)
+	orig, _ := m.Get(desc.Path(c))
+	m.Set(desc.Path(c), b)
+	defer m.Set(desc.Path(c), orig)
 	r, err := Open(desc, nil, sstables.ReaderOptions{FS: m})
 	if err != nil {
 		return err
@@ -65,7 +66,7 @@ func TestVerifyChecksPromotedIndexAgainstData(t *testing.T) {
 	if entry == nil || len(entry.Promoted.Blocks) < 2 {
 		t.Fatal("no promoted index")
 	}
-	orig, _ := m.get(desc.Path(sstables.ComponentIndex))
+	orig, _ := m.Get(desc.Path(sstables.ComponentIndex))
 	if err := verifyWith(t, m, desc, sstables.ComponentIndex, orig); err != nil {
 		t.Fatalf("undamaged: %v", err)
 	}
@@ -84,7 +85,7 @@ func TestVerifyChecksPromotedIndexAgainstData(t *testing.T) {
 // the data is reported.
 func TestVerifyChecksStatsBounds(t *testing.T) {
 	m, desc := loadRef(t, "cassandra/3.x/uncompressed/simple")
-	orig, _ := m.get(desc.Path(sstables.ComponentStatistics))
+	orig, _ := m.Get(desc.Path(sstables.ComponentStatistics))
 	st, err := DecodeStatistics(orig, desc.Version, "")
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +114,7 @@ func TestVerifyChecksStatsBounds(t *testing.T) {
 // which no membership test notices) is reported.
 func TestVerifyRebuildsFilter(t *testing.T) {
 	m, desc := loadRef(t, "cassandra/3.x/uncompressed/simple")
-	orig, _ := m.get(desc.Path(sstables.ComponentFilter))
+	orig, _ := m.Get(desc.Path(sstables.ComponentFilter))
 	b := slices.Clone(orig)
 	set := false
 	for i := 8; i < len(b) && !set; i++ {

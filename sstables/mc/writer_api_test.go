@@ -5,9 +5,10 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/castable-db/castable/internal/faultfs"
+	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/jsondump"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
@@ -166,67 +167,6 @@ func TestWriterMisuse(t *testing.T) {
 	w.Abort()
 }
 
-// faultFS fails the n-th mutating operation (create, write, sync, rename,
-// directory sync) of an inner memFS.
-type faultFS struct {
-	*memFS
-	mu     sync.Mutex
-	n, ops int
-	failed bool
-}
-
-var errInjected = errors.New("injected fault")
-
-func (f *faultFS) step() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.ops++
-	if f.ops == f.n {
-		f.failed = true
-		return errInjected
-	}
-	return nil
-}
-
-type faultFile struct {
-	sstables.File
-	fs *faultFS
-}
-
-func (f *faultFS) Create(name string) (sstables.File, error) {
-	if err := f.step(); err != nil {
-		return nil, err
-	}
-	file, err := f.memFS.Create(name)
-	if err != nil {
-		return nil, err
-	}
-	return &faultFile{file, f}, nil
-}
-
-func (f *faultFS) Rename(o, n string) error {
-	if err := f.step(); err != nil {
-		return err
-	}
-	return f.memFS.Rename(o, n)
-}
-
-func (f *faultFS) SyncDir(d string) error {
-	if err := f.step(); err != nil {
-		return err
-	}
-	return nil
-}
-
-func (f *faultFile) Write(p []byte) (int, error) {
-	if err := f.fs.step(); err != nil {
-		return 0, err
-	}
-	return f.File.Write(p)
-}
-
-func (f *faultFile) Sync() error { return f.fs.step() }
-
 // TestWriterFaults fails every mutating filesystem operation in turn: the
 // writer must report an error, no TOC.txt may be visible, and Abort must
 // remove every file.
@@ -240,7 +180,7 @@ func TestWriterFaults(t *testing.T) {
 	table := c.table(t)
 	parts := c.partitions(t, table)
 	for n := 1; ; n++ {
-		ffs := &faultFS{memFS: newMemFS(), n: n}
+		ffs := faultfs.New(memfs.New(), faultfs.Create|faultfs.Write|faultfs.Sync|faultfs.Rename|faultfs.SyncDir, n)
 		opts := c.writerOptions(table, parts, "/w")
 		opts.FS = ffs
 		err := func() error {
@@ -260,7 +200,7 @@ func TestWriterFaults(t *testing.T) {
 			}
 			return nil
 		}()
-		if !ffs.failed {
+		if !ffs.Failed() {
 			if err != nil {
 				t.Fatalf("no fault injected but: %v", err)
 			}

@@ -1,4 +1,7 @@
-package reliability
+// Package memfs is an in-memory sstables.FS for tests and sweeps: files are
+// byte slices in a map, so a damaged copy of one component costs no copy of
+// the others.
+package memfs
 
 import (
 	"io"
@@ -11,27 +14,28 @@ import (
 	"github.com/castable-db/castable/sstables"
 )
 
-// MemFS is a read-mostly in-memory sstables.FS: a set of files shared by
-// every case of a sweep plus at most one replaced file, so that a case
-// costs no copy of the untouched components. It also accepts writes (Create
-// buffers a file in memory) so writers can run over it.
-type MemFS struct {
+// FS is a read-mostly in-memory sstables.FS: Set replaces a file's content
+// without copying it, so that many damaged variants of an SSTable share its
+// untouched components. It also accepts writes (a created file's content is
+// visible as it is written) so writers can run over it. It is safe for
+// concurrent use.
+type FS struct {
 	mu    sync.Mutex
 	files map[string][]byte
 }
 
-// NewMemFS returns an empty MemFS.
-func NewMemFS() *MemFS { return &MemFS{files: map[string][]byte{}} }
+// New returns an empty FS.
+func New() *FS { return &FS{files: map[string][]byte{}} }
 
 // Set stores b as the content of name (b is not copied).
-func (m *MemFS) Set(name string, b []byte) {
+func (m *FS) Set(name string, b []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.files[filepath.Clean(name)] = b
 }
 
 // Get returns the content of name.
-func (m *MemFS) Get(name string) ([]byte, bool) {
+func (m *FS) Get(name string) ([]byte, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.files[filepath.Clean(name)]
@@ -39,7 +43,7 @@ func (m *MemFS) Get(name string) ([]byte, bool) {
 }
 
 // Names returns every file name, sorted.
-func (m *MemFS) Names() []string {
+func (m *FS) Names() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]string, 0, len(m.files))
@@ -51,13 +55,13 @@ func (m *MemFS) Names() []string {
 }
 
 // Create implements sstables.FS.
-func (m *MemFS) Create(name string) (sstables.File, error) {
+func (m *FS) Create(name string) (sstables.File, error) {
 	m.Set(name, []byte{})
 	return &memFile{fs: m, name: filepath.Clean(name), writable: true}, nil
 }
 
 // Open implements sstables.FS.
-func (m *MemFS) Open(name string) (sstables.File, error) {
+func (m *FS) Open(name string) (sstables.File, error) {
 	b, ok := m.Get(name)
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
@@ -66,7 +70,7 @@ func (m *MemFS) Open(name string) (sstables.File, error) {
 }
 
 // Rename implements sstables.FS.
-func (m *MemFS) Rename(oldname, newname string) error {
+func (m *FS) Rename(oldname, newname string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.files[filepath.Clean(oldname)]
@@ -79,7 +83,7 @@ func (m *MemFS) Rename(oldname, newname string) error {
 }
 
 // Remove implements sstables.FS.
-func (m *MemFS) Remove(name string) error {
+func (m *FS) Remove(name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.files[filepath.Clean(name)]; !ok {
@@ -90,13 +94,13 @@ func (m *MemFS) Remove(name string) error {
 }
 
 // SyncDir implements sstables.FS.
-func (m *MemFS) SyncDir(string) error { return nil }
+func (m *FS) SyncDir(string) error { return nil }
 
 // MkdirAll implements sstables.FS.
-func (m *MemFS) MkdirAll(string) error { return nil }
+func (m *FS) MkdirAll(string) error { return nil }
 
 // ReadDir implements sstables.FS.
-func (m *MemFS) ReadDir(dir string) ([]string, error) {
+func (m *FS) ReadDir(dir string) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	prefix := filepath.Clean(dir) + string(filepath.Separator)
@@ -111,7 +115,7 @@ func (m *MemFS) ReadDir(dir string) ([]string, error) {
 }
 
 type memFile struct {
-	fs       *MemFS
+	fs       *FS
 	name     string
 	data     []byte
 	off      int64
