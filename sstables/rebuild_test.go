@@ -130,6 +130,16 @@ func TestSummaryEffectiveInterval(t *testing.T) {
 	}
 }
 
+// swappedFilterHashOrder are the real SSTables whose Filter.db uses the
+// other hash order than their version's, with why.
+var swappedFilterHashOrder = map[string]string{
+	// Cassandra's BloomFilterTest reads this file with oldBfHashOrder =
+	// false: it was written with the ma order although named la, so
+	// Cassandra's own SSTable reader, which uses the la order, would miss
+	// its keys.
+	"cassandra-legacy/other/bloom-filter/la/foo/la-1-big": "Filter.db written with the ma hash order (Cassandra's BloomFilterTest reads it so)",
+}
+
 // TestRealFilterRebuild rebuilds every Filter.db from the Index.db keys and
 // Statistics.db's fp chance.
 func TestRealFilterRebuild(t *testing.T) {
@@ -139,6 +149,10 @@ func TestRealFilterRebuild(t *testing.T) {
 			continue
 		}
 		tr, _ := Traits(s.desc.Version)
+		if why, ok := swappedFilterHashOrder[s.name]; ok {
+			t.Logf("%s: %s", s.name, why)
+			tr.OldBloomHashOrder = !tr.OldBloomHashOrder
+		}
 		entries := indexEntries(t, s)
 		real, err := ReadBloomFilter(nil, s.desc, tr.OldBloomHashOrder)
 		if err != nil {

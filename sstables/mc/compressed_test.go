@@ -82,6 +82,13 @@ func TestCompressedRoundTrip(t *testing.T) {
 // §6.1: the reference C compressor reproduces Cassandra's chunks) and for
 // Deflate with C zlib (§6.3); otherwise they are compared informationally.
 func TestCompressedReferences(t *testing.T) {
+	// The files whose LZ4 chunks the C library does not reproduce.
+	lz4Unreproducible := map[string]string{
+		// The compressor Cassandra ran found a different match: its chunk
+		// holds a 4-byte literal run where liblz4 emits a back-reference
+		// (59 against 60 bytes); the decompressed content is identical.
+		"cassandra-legacy/other/negative-local-expiration-test/table2": "its writer's LZ4 matched differently from liblz4",
+	}
 	for _, ref := range refSSTables(t, false) {
 		if !ref.has("CompressionInfo.db") {
 			continue
@@ -108,6 +115,10 @@ func TestCompressedReferences(t *testing.T) {
 			want := ref.read(t, "Data.db")
 			exact := bytes.Equal(got, want)
 			mustMatch := params.Codec == compress.LZ4 && compress.HasImpl(compress.LZ4, compress.ImplC)
+			if why, ok := lz4Unreproducible[ref.name]; ok && !exact {
+				t.Logf("%s: compressed Data.db differs (%s): %s", params.Codec, firstDiff(got, want), why)
+				return
+			}
 			switch {
 			case exact:
 				t.Logf("%s: compressed Data.db byte-identical", params.Codec)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/castable-db/castable/internal/testdata"
@@ -50,41 +48,26 @@ func (r refSSTable) has(component string) bool {
 	return err == nil
 }
 
-// refSSTables lists every 3.x SSTable of the corpus with a Data.db
-// (mc-write cases and cassandra/3.x), deliberately corrupt ones included
-// when withCorrupt.
+// refSSTables lists every 3.x SSTable (mc, md, me) of the shared test data
+// that castable reads, deliberately corrupt ones included when withCorrupt;
+// the others are named in the log and skipped (testdata.Supported).
 func refSSTables(t testing.TB, withCorrupt bool) []refSSTable {
 	t.Helper()
-	root := testdata.Dir(t)
 	var out []refSSTable
-	err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
+	for _, s := range testdata.Supported(t) {
+		if s.Version != "mc" && s.Version != "md" && s.Version != "me" {
+			continue
 		}
-		name := info.Name()
-		if info.IsDir() || !strings.HasSuffix(name, "-big-Data.db") {
-			return nil
-		}
-		version := name[:2]
-		if version != "mc" && version != "md" && version != "me" {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, filepath.Dir(path))
-		if !withCorrupt && strings.Contains(rel, "integrity_check") {
-			return nil
+		if !withCorrupt && s.Corrupt != "" {
+			continue
 		}
 		out = append(out, refSSTable{
-			name:    rel,
-			dir:     filepath.Dir(path),
-			prefix:  strings.TrimSuffix(name, "Data.db"),
-			version: version,
+			name:    filepath.Dir(s.Name),
+			dir:     s.Dir,
+			prefix:  s.Prefix,
+			version: s.Version,
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	if len(out) == 0 {
 		t.Fatal("no reference SSTables found")
 	}
