@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 )
@@ -225,7 +224,7 @@ func (b *Builder) partitionKey(s *stmt, values [][]byte, at Pos) error {
 		return semanticError(at, "partition key of %d bytes exceeds 65535", len(key))
 	}
 	s.key = key
-	s.mb.Reset(key, dht.Token(key))
+	s.mb.Reset(key)
 	return nil
 }
 

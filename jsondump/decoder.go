@@ -56,6 +56,7 @@ const (
 // canonical order).
 type Decoder struct {
 	t    *schema.Table
+	part dht.Partitioner
 	s    *scanner
 	opts DecodeOptions
 	cols map[string]*schema.Column // by name and by quoted name
@@ -84,7 +85,7 @@ func NewDecoder(r io.Reader, t *schema.Table, opts DecodeOptions) *Decoder {
 	if opts.MaxValueBytes <= 0 {
 		opts.MaxValueBytes = 64 << 20
 	}
-	d := &Decoder{t: t, s: newScanner(r, opts.MaxValueBytes), opts: opts, position: -1,
+	d := &Decoder{t: t, part: dht.Of(t.Options.Partitioner), s: newScanner(r, opts.MaxValueBytes), opts: opts, position: -1,
 		cols: make(map[string]*schema.Column)}
 	for _, group := range [][]*schema.Column{t.PartitionKey, t.Clustering, t.Static, t.Regular} {
 		for _, c := range group {
@@ -481,7 +482,7 @@ func (d *Decoder) applyHeader(p *mutation.Partition) error {
 	if len(key) > math.MaxUint16 {
 		return d.fail("", "", "key", fmt.Errorf("partition key of %d bytes exceeds 65535", len(key)))
 	}
-	p.Key, p.Token = key, dht.Token(key)
+	p.Key, p.Token = key, d.part.Token(key)
 	p.Deletion = mutation.Live
 	if d.hdr.del.present {
 		var err error

@@ -12,6 +12,7 @@ package mutation
 import (
 	"math"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/schema"
 )
 
@@ -171,8 +172,10 @@ type Partition struct {
 	// Key is the serialized partition key (CompositeType encoding for
 	// multi-column keys).
 	Key []byte
-	// Token is the key's Murmur3 token (see package dht).
-	Token int64
+	// Token is the key's token under the table's partitioner (see package
+	// dht). A key-ordered partitioner's token refers to Key's bytes: a copy
+	// of the partition computes it again from its copy of the key.
+	Token dht.Token
 	// Deletion is the partition deletion (Live if none).
 	Deletion DeletionTime
 	// Static is the static row; it has no clustering and is empty when the

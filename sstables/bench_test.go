@@ -90,7 +90,7 @@ func BenchmarkBloomAdd(b *testing.B) {
 		for b.Loop() {
 			f, _ := NewBloomFilter(int64(len(keys)), 0.01, false)
 			for _, k := range keys {
-				h1, h2 := dht.Murmur3(k)
+				h1, h2 := dht.Murmur3Hash(k)
 				f.AddHash(h1, h2)
 			}
 		}
@@ -99,7 +99,7 @@ func BenchmarkBloomAdd(b *testing.B) {
 	// AddHashes on precomputed halves: the filter's part of a flush.
 	hashes := make([]uint64, 0, 2*len(keys))
 	for _, k := range keys {
-		h1, h2 := dht.Murmur3(k)
+		h1, h2 := dht.Murmur3Hash(k)
 		hashes = append(hashes, h1, h2)
 	}
 	b.Run("impl=addhashes/keys=1M", func(b *testing.B) {
@@ -119,7 +119,7 @@ func BenchmarkBloomAdd(b *testing.B) {
 		for b.Loop() {
 			f, _ := NewBloomFilter(int64(len(keys)), 0.01, false)
 			for _, k := range keys {
-				h1, h2 := dht.Murmur3(k)
+				h1, h2 := dht.Murmur3Hash(k)
 				base, inc, c := int64(h2), int64(h1), f.capacity
 				for range f.hashCount {
 					bit := base % c

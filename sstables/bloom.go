@@ -157,7 +157,7 @@ func (f *BloomFilter) Words() int { return len(f.words) }
 
 // Add sets the bits of a partition key.
 func (f *BloomFilter) Add(key []byte) {
-	h1, h2 := dht.Murmur3(key)
+	h1, h2 := dht.Murmur3Hash(key)
 	f.AddHash(h1, h2)
 }
 
@@ -233,7 +233,7 @@ func (f *BloomFilter) positions(h1, h2 uint64, dst []int64) {
 // MightContain reports whether key may have been added (false means it was
 // not).
 func (f *BloomFilter) MightContain(key []byte) bool {
-	h1, h2 := dht.Murmur3(key)
+	h1, h2 := dht.Murmur3Hash(key)
 	return f.MightContainHash(h1, h2)
 }
 

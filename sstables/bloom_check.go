@@ -26,7 +26,7 @@ func (r *FilterRebuild) Add(key []byte) bool {
 	if r.stored == nil {
 		return true
 	}
-	h1, h2 := dht.Murmur3(key)
+	h1, h2 := dht.Murmur3Hash(key)
 	r.rebuilt.AddHash(h1, h2)
 	return r.stored.MightContainHash(h1, h2)
 }

@@ -1,7 +1,10 @@
 package sstables
 
 import (
+	"fmt"
+
 	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 )
@@ -22,7 +25,9 @@ type Format interface {
 }
 
 // Writer writes one SSTable. Partitions must come in partition order (token,
-// then key bytes; see package dht) and rows and markers in clustering order.
+// then key bytes; see package dht) under the table's partitioner
+// (schema.Options.Partitioner, Murmur3 by default), which Statistics.db
+// names, and rows and markers in clustering order.
 //
 // A Writer's errors are sticky: after a failed call every later call returns
 // the same error, and the caller must Abort. Finish or Abort must be called
@@ -44,6 +49,39 @@ type Writer interface {
 	// Abort removes everything the writer created. It is safe to call after
 	// a failed Finish and returns the first removal error, if any.
 	Abort() error
+}
+
+// WithPartitioner returns t, or when its partitioner is not p a shallow copy
+// of t naming p, so that a table read from an SSTable says how the file is
+// ordered.
+func WithPartitioner(t *schema.Table, p dht.Partitioner) *schema.Table {
+	if q, err := dht.Lookup(t.Options.Partitioner); err == nil && q == p {
+		return t
+	}
+	c := *t
+	c.Options.Partitioner = p.Name()
+	return &c
+}
+
+// FilePartitioner returns the partitioner of the class name Statistics.db
+// (at path) holds; a name castable does not know is a CorruptionError
+// naming the file.
+func FilePartitioner(name, path string) (dht.Partitioner, error) {
+	p, err := dht.Lookup(name)
+	if err != nil {
+		return nil, &CorruptionError{Path: path, Component: string(ComponentStatistics), Offset: -1, Reason: "validation metadata names an unusable partitioner", Err: err}
+	}
+	return p, nil
+}
+
+// WriterPartitioner returns the partitioner a writer of t uses, or an error
+// naming the table when t names an unknown one.
+func WriterPartitioner(t *schema.Table) (dht.Partitioner, error) {
+	p, err := dht.Lookup(t.Options.Partitioner)
+	if err != nil {
+		return nil, fmt.Errorf("table %s.%s: %w", t.Keyspace, t.Name, err)
+	}
+	return p, nil
 }
 
 // WriteResult describes a finished SSTable.
@@ -188,8 +226,12 @@ const DefaultMaxValueSize = 256 << 20
 type Reader interface {
 	// Descriptor names the SSTable.
 	Descriptor() Descriptor
-	// Table is the schema used to decode the data.
+	// Table is the schema used to decode the data; its
+	// Options.Partitioner is the SSTable's.
 	Table() *schema.Table
+	// Partitioner is the partitioner Statistics.db names, whose tokens
+	// order the partitions and lookups use.
+	Partitioner() dht.Partitioner
 	// Scan returns a scanner positioned before the first partition.
 	Scan() (Scanner, error)
 	// Get looks up a partition by serialized key through Summary.db,

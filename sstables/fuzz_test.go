@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"testing"
+
+	"github.com/castable-db/castable/dht"
 )
 
 // addRealSeeds adds component c of every real SSTable as a seed.
@@ -63,8 +65,8 @@ func FuzzSummary(f *testing.F) {
 			s.Key(k)
 			s.IndexPosition(k)
 		}
-		s.Floor(s.First)
-		s.Floor(nil)
+		s.Floor(dht.Murmur3, s.First)
+		s.Floor(dht.Murmur3, nil)
 	})
 }
 

@@ -97,7 +97,7 @@ func feedSink(t *testing.T, parts []sinkPart, codec compress.Codec, submitAt, pi
 				}
 			}
 		}
-		h1, h2 := dht.Murmur3(p.key)
+		h1, h2 := dht.Murmur3Hash(p.key)
 		var err error
 		if p.simple {
 			err = s.EndSimplePartition(p.key, h1, h2, start, int64(len(p.data)), p.cells)
@@ -166,7 +166,7 @@ func directOutput(t *testing.T, parts []sinkPart, codec compress.Codec) sinkOutp
 			index = append(index, p.entry...)
 		}
 		pos += int64(len(p.data))
-		h1, h2 := dht.Murmur3(p.key)
+		h1, h2 := dht.Murmur3Hash(p.key)
 		filter.AddHash(h1, h2)
 		hashes = append(hashes, h1, h2)
 		hll.OfferKey(p.key)

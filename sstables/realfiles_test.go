@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/testdata"
 )
 
@@ -18,6 +19,8 @@ type realSSTable struct {
 	// scylla marks files written by ScyllaDB (not reference material for
 	// the summary trailer, HLL and digest rules).
 	scylla bool
+	// part is the partitioner Statistics.db names.
+	part dht.Partitioner
 }
 
 // realSSTables lists every SSTable of the shared test data that castable
@@ -31,7 +34,11 @@ func realSSTables(t testing.TB) []realSSTable {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, realSSTable{name: ts.Name, desc: desc, corrupt: ts.Corrupt, scylla: ts.Scylla})
+		part, err := dht.Lookup(ts.Partitioner)
+		if err != nil {
+			t.Fatalf("%s: %v", ts.Name, err)
+		}
+		out = append(out, realSSTable{name: ts.Name, desc: desc, corrupt: ts.Corrupt, scylla: ts.Scylla, part: part})
 	}
 	if len(out) < 40 {
 		t.Fatalf("found only %d SSTables below %s", len(out), testdata.Root())

@@ -60,13 +60,13 @@ func TestRealSummaryRebuild(t *testing.T) {
 		}
 		// Every key is found through the summary.
 		for i, e := range entries {
-			k := sum.Floor(e.key)
+			k := sum.Floor(s.part, e.key)
 			if k < 0 || sum.IndexPosition(k) > e.pos || (k+1 < sum.Len() && sum.IndexPosition(k+1) <= e.pos) {
 				t.Errorf("%s: key %d (%x) at %d: floor entry %d", s.name, i, e.key, e.pos, k)
 				break
 			}
 		}
-		if k := sum.Floor(nil); k != -1 && len(entries[0].key) > 0 {
+		if k := sum.Floor(s.part, nil); k != -1 && len(entries[0].key) > 0 {
 			t.Errorf("%s: empty key floor %d", s.name, k)
 		}
 		if !bytes.Equal(sum.First, entries[0].key) || !bytes.Equal(sum.Last, entries[len(entries)-1].key) {
@@ -81,15 +81,15 @@ func TestRealSummaryRebuild(t *testing.T) {
 func TestSummaryManyEntries(t *testing.T) {
 	b := NewSummaryBuilder(SummaryOptions{MinIndexInterval: 4})
 	type kp struct {
-		tok int64
+		tok dht.Token
 		key []byte
 	}
 	var keys []kp
 	for i := 0; i < 1000; i++ {
 		k := []byte(fmt.Sprintf("key-%d", i))
-		keys = append(keys, kp{dht.Token(k), k})
+		keys = append(keys, kp{dht.Murmur3.Token(k), k})
 	}
-	sortKeys := func(a, b kp) int { return dht.Compare(a.tok, a.key, b.tok, b.key) }
+	sortKeys := func(a, b kp) int { return dht.ComparePartitions(a.tok, a.key, b.tok, b.key) }
 	slicesSortFunc(keys, sortKeys)
 	for i, k := range keys {
 		b.Add(k.key, int64(i*10))
@@ -106,7 +106,7 @@ func TestSummaryManyEntries(t *testing.T) {
 		t.Fatalf("len %d full %d trailing %d", s.Len(), s.SizeAtFullSampling, s.TrailingBytes)
 	}
 	for i, k := range keys {
-		if f := s.Floor(k.key); f != i/4 || s.IndexPosition(f) != int64(i/4*40) {
+		if f := s.Floor(dht.Murmur3, k.key); f != i/4 || s.IndexPosition(f) != int64(i/4*40) {
 			t.Fatalf("key %d: floor %d", i, f)
 		}
 	}
@@ -170,7 +170,7 @@ func TestRealFilterRebuild(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			h1, h2 := dht.Murmur3(e.key)
+			h1, h2 := dht.Murmur3Hash(e.key)
 			f.AddHash(h1, h2)
 		}
 		got := f.AppendTo(nil)

@@ -19,6 +19,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/cli"
 )
 
@@ -187,6 +188,7 @@ Example:
 		Flags: append(append(schemaFlags(true),
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`DIR` to write the SSTables into", Required: true},
 			&ucli.StringFlag{Name: "format", Value: "mc", Usage: "SSTable `FORMAT`: mc (Cassandra 3.x) or la (2.2)"},
+			&ucli.StringFlag{Name: "partitioner", Usage: "the cluster's partitioner `NAME`, short or full class name: " + strings.Join(dht.Names(), ", ") + " (default Murmur3Partitioner)"},
 			&ucli.StringFlag{Name: "cql", Usage: "read CQL statements from `FILE` (- for stdin)"},
 			&ucli.StringFlag{Name: "csv", Usage: "read CSV records from `FILE` (- for stdin)"},
 			&ucli.StringFlag{Name: "columns", Usage: "CSV: the `a,b,c` column of each field (default: the header, else cqlsh's order)"},
@@ -205,7 +207,7 @@ Example:
 		Action: func(c *ucli.Context) error {
 			opts := cli.WriteOptions{
 				Schema: c.String("schema"), Table: c.String("table"), Out: c.String("out"),
-				CQL: c.String("cql"), CSV: c.String("csv"), Format: c.String("format"),
+				CQL: c.String("cql"), CSV: c.String("csv"), Format: c.String("format"), Partitioner: c.String("partitioner"),
 				Compression: c.String("compression"), ChunkLengthKB: c.Int("chunk-length-kb"),
 				Generation: c.Int("generation"), Jobs: c.Int("jobs"), Timestamp: c.Int64("timestamp"),
 				HeaderAllColumns: c.Bool("header-all-columns"), ScyllaShadowable: c.Bool("scylla-shadowable"),

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
@@ -126,6 +127,10 @@ type SummaryMetadata struct {
 	SizeAtFullSampling int    `json:"size_at_full_sampling"`
 	FirstKey           string `json:"first_key"`
 	LastKey            string `json:"last_key"`
+	// FirstToken and LastToken are the keys' tokens in the partitioner's
+	// own form (empty when the partitioner is not known).
+	FirstToken string `json:"first_token,omitempty"`
+	LastToken  string `json:"last_token,omitempty"`
 }
 
 // Metadata prints an SSTable's metadata, as text like sstablemetadata or
@@ -289,6 +294,9 @@ func fillFiles(md *SSTableMetadata, desc sstables.Descriptor, t *schema.Table) e
 		}
 		md.Summary = &SummaryMetadata{Entries: s.Len(), MinIndexInterval: s.MinIndexInterval, SamplingLevel: s.SamplingLevel,
 			SizeAtFullSampling: s.SizeAtFullSampling, FirstKey: mutation.FormatKey(t, s.First), LastKey: mutation.FormatKey(t, s.Last)}
+		if p, err := dht.Lookup(md.Partitioner); err == nil {
+			md.Summary.FirstToken, md.Summary.LastToken = p.String(p.Token(s.First)), p.String(p.Token(s.Last))
+		}
 	}
 	if fileExists(desc.Path(sstables.ComponentTOC)) {
 		toc, err := sstables.ReadTOC(nil, desc)

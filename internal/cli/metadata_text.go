@@ -98,8 +98,13 @@ func (md *SSTableMetadata) WriteText(w io.Writer) error {
 	}
 	if s := md.Summary; s != nil {
 		p("Summary: %d entries, min index interval %d, sampling level %d, size at full sampling %d", s.Entries, s.MinIndexInterval, s.SamplingLevel, s.SizeAtFullSampling)
-		p("  first key: %s", s.FirstKey)
-		p("  last key: %s", s.LastKey)
+		if s.FirstToken != "" {
+			p("  first key: %s (token %s)", s.FirstKey, s.FirstToken)
+			p("  last key: %s (token %s)", s.LastKey, s.LastToken)
+		} else {
+			p("  first key: %s", s.FirstKey)
+			p("  last key: %s", s.LastKey)
+		}
 	}
 	if len(md.TOC) > 0 {
 		p("TOC: %s", strings.Join(md.TOC, ", "))

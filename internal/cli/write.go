@@ -42,6 +42,9 @@ type WriteOptions struct {
 
 	// Format is "mc" (the default) or "la".
 	Format string
+	// Partitioner is the partitioner's class name, full or short
+	// ("ByteOrdered"); "" means Murmur3Partitioner.
+	Partitioner string
 	// Compression is the codec name (lz4, snappy, deflate, zstd, none);
 	// "" means the schema's WITH compression, then Cassandra's default LZ4.
 	Compression string
@@ -138,6 +141,9 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 	}
 	table, err := pickTable(sch, opts.Schema, opts.Table)
 	if err != nil {
+		return nil, err
+	}
+	if err := setPartitioner(sch, opts.Partitioner); err != nil {
 		return nil, err
 	}
 	format, err := writeFormat(opts.Format, la.Options{ShadowableAsRegular: opts.ShadowableAsRegular})

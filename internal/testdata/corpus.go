@@ -53,10 +53,10 @@ const Murmur3 = "org.apache.cassandra.dht.Murmur3Partitioner"
 var (
 	readVersions = map[string]bool{
 		"ka": true, "la": true, "lb": true,
-		"ma": true, "mb": true, "mc": true, "md": true, "me": true,
+		"mc": true, "md": true, "me": true,
 	}
 	readKinds        = map[string]bool{"big": true}
-	readPartitioners = map[string]bool{Murmur3: true}
+	readPartitioners = map[string]bool{Murmur3: true, "org.apache.cassandra.dht.ByteOrderedPartitioner": true}
 )
 
 // Unsupported says why castable cannot read s yet — a version, index kind

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/fastforward"
 	"github.com/castable-db/castable/sstables/la"
 	"github.com/castable-db/castable/sstables/mc"
@@ -37,6 +38,7 @@ func main() {
 			&cli.StringSliceFlag{Name: "datasets", Usage: "datasets to use (repeatable or comma-separated; default: large-part-ds1, small-part)"},
 			&cli.StringFlag{Name: "data-directory", Usage: "where SSTables go (default: a temporary directory, removed at exit)"},
 			&cli.StringSliceFlag{Name: "sstable-format", Value: cli.NewStringSlice("mc"), Usage: "mc or la (repeatable)"},
+			&cli.StringFlag{Name: "partitioner", Usage: "partitioner `NAME` (short or full class name): " + strings.Join(dht.Names(), ", ") + " (default Murmur3Partitioner)"},
 			&cli.StringSliceFlag{Name: "compression", Value: cli.NewStringSlice("none"), Usage: "lz4, snappy, deflate, zstd or none (repeatable)"},
 			&cli.StringFlag{Name: "flush-threshold", Value: "300MiB", Usage: "memtable memory that triggers a flush (bytes, or with KiB/MiB/GiB)"},
 			&cli.IntFlag{Name: "jobs", Usage: "compression workers per flush (0: all cores)"},
@@ -77,7 +79,12 @@ func run(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("--flush-threshold: %w", err)
 	}
+	part, err := dht.Lookup(c.String("partitioner"))
+	if err != nil {
+		return fmt.Errorf("--partitioner: %w", err)
+	}
 	opts := fastforward.Options{
+		Partitioner:    part,
 		Populate:       c.Bool("populate"),
 		Rows:           c.Int64("rows"),
 		ValueSize:      c.Int("value-size"),

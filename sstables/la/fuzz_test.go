@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
@@ -49,7 +50,7 @@ func addFixtureSeeds(f *testing.F, add func(fx fixture, d sstables.Descriptor)) 
 // with table, as the scanner does.
 func decodeStream(data []byte, table *schema.Table) error {
 	in := newSliceInput(data, 0, "Data.db", sstables.ComponentData)
-	s := &scanner{in: in, pr: newPartitionReader(table, layoutOf(table))}
+	s := &scanner{tokens: dht.Murmur3, in: in, pr: newPartitionReader(table, layoutOf(table))}
 	for in.remaining() > 0 {
 		if _, err := s.NextPartition(); err != nil {
 			return err

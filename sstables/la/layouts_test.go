@@ -8,6 +8,7 @@ import (
 
 	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/cql"
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/jsondump"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
@@ -227,7 +228,7 @@ func TestReadDuplicateAndShadowedTombstones(t *testing.T) {
 	}
 	data = append(data, 0, 0)
 	in := newSliceInput(data, 0, "Data.db", sstables.ComponentData)
-	s := &scanner{in: in, pr: newPartitionReader(table, l)}
+	s := &scanner{tokens: dht.Murmur3, in: in, pr: newPartitionReader(table, l)}
 	p, err := s.NextPartition()
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +277,7 @@ func TestReadSplitTombstones(t *testing.T) {
 		data = appendAtom(data, &atoms[i])
 	}
 	data = append(data, 0, 0)
-	s := &scanner{in: newSliceInput(data, 0, "Data.db", sstables.ComponentData), pr: newPartitionReader(table, layoutOf(table))}
+	s := &scanner{tokens: dht.Murmur3, in: newSliceInput(data, 0, "Data.db", sstables.ComponentData), pr: newPartitionReader(table, layoutOf(table))}
 	if _, err := s.NextPartition(); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ type Reader struct {
 	desc     sstables.Descriptor
 	fsys     sstables.FS
 	table    *schema.Table
+	part     dht.Partitioner
 	inferred bool
 	l        layout
 	stats    *Statistics
@@ -64,6 +65,9 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if r.stats, err = ParseStatistics(b, statsPath); err != nil {
 		return nil, err
 	}
+	if r.part, err = sstables.FilePartitioner(r.stats.Validation.Partitioner, statsPath); err != nil {
+		return nil, err
+	}
 	chance := opts.CRCCheckChance
 	if chance == 0 && table != nil {
 		chance = table.Options.CRCCheckChance
@@ -78,6 +82,7 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 		}
 		r.inferred = true
 	}
+	r.table = sstables.WithPartitioner(r.table, r.part)
 	r.l = layoutOf(r.table)
 	return r, nil
 }
@@ -127,6 +132,10 @@ func (r *Reader) Inferred() bool { return r.inferred }
 // Statistics returns the parsed Statistics.db.
 func (r *Reader) Statistics() *Statistics { return r.stats }
 
+// Partitioner implements sstables.Reader: the partitioner Statistics.db
+// names.
+func (r *Reader) Partitioner() dht.Partitioner { return r.part }
+
 // DataLength returns the uncompressed length of Data.db.
 func (r *Reader) DataLength() int64 { return r.data.Length() }
 
@@ -142,6 +151,7 @@ func (r *Reader) scanFrom(pos int64) *scanner { return r.newScanner(r.data.NewSt
 
 func (r *Reader) newScanner(stream *sstables.DataStream, pos int64) *scanner {
 	s := &scanner{
+		tokens: r.part,
 		stream: stream,
 		in:     newInput(stream, pos, r.data.Length(), r.desc.Path(sstables.ComponentData), sstables.ComponentData),
 		pr:     newPartitionReader(r.table, r.l),
@@ -162,6 +172,7 @@ func (s *scanner) seek(pos int64) error {
 
 // scanner implements sstables.Scanner over the Data.db stream.
 type scanner struct {
+	tokens    dht.Partitioner
 	stream    *sstables.DataStream
 	in        *input
 	pr        *partitionReader
@@ -212,7 +223,7 @@ func (s *scanner) NextPartition() (*mutation.Partition, error) {
 		return nil, err
 	}
 	s.part.Key = s.key
-	s.part.Token = dht.Token(s.key)
+	s.part.Token = s.tokens.Token(s.key)
 	s.part.Deletion = deletion
 	s.part.Rows = s.part.Rows[:0]
 	s.part.Markers = s.part.Markers[:0]
@@ -277,7 +288,8 @@ func (s *scanner) Close() error { return s.stream.Close() }
 // readWholePartition reads the partition the scanner is on into a fresh
 // Partition.
 func readWholePartition(s *scanner, p *mutation.Partition) (*mutation.Partition, error) {
-	out := &mutation.Partition{Key: bytes.Clone(p.Key), Token: p.Token, Deletion: p.Deletion}
+	out := &mutation.Partition{Key: bytes.Clone(p.Key), Deletion: p.Deletion}
+	out.Token = s.tokens.Token(out.Key) // a key-ordered token refers to its key
 	out.Static = cloneRow(&p.Static)
 	if p.Static.IsEmpty() {
 		out.Static = mutation.NewRow(nil)
@@ -378,7 +390,7 @@ func (r *Reader) findIndexEntry(key []byte, summary *sstables.Summary) (int64, b
 	var start int64
 	limit := -1
 	if summary != nil {
-		k := summary.Floor(key)
+		k := summary.Floor(r.part, key)
 		if k < 0 {
 			return 0, false, nil
 		}
@@ -390,7 +402,7 @@ func (r *Reader) findIndexEntry(key []byte, summary *sstables.Summary) (int64, b
 		}
 	}
 	in := newInput(io.NewSectionReader(f, start, size-start), start, size, path, sstables.ComponentIndex)
-	token := dht.Token(key)
+	token := r.part.Token(key)
 	var e indexEntry
 	var arena []byte
 	for i := 0; limit < 0 || i < limit; i++ {
@@ -399,7 +411,7 @@ func (r *Reader) findIndexEntry(key []byte, summary *sstables.Summary) (int64, b
 		if err != nil || !ok {
 			return 0, false, err
 		}
-		switch c := dht.Compare(dht.Token(e.key), e.key, token, key); {
+		switch c := dht.ComparePartitions(r.part.Token(e.key), e.key, token, key); {
 		case c == 0:
 			return e.position, true, nil
 		case c > 0:

@@ -3,7 +3,6 @@ package la
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/castable-db/castable/checksummer"
 	"github.com/castable-db/castable/compress"
@@ -43,12 +42,15 @@ const (
 // memtable purging beyond that. Data the la format cannot hold is an error
 // naming the partition (see Options for the degradations on offer).
 type Writer struct {
-	table  *schema.Table
-	opts   sstables.WriterOptions
-	laOpts Options
-	desc   sstables.Descriptor
-	params compress.Params
-	pw     *partitionWriter
+	table *schema.Table
+	part  dht.Partitioner
+	// keyOrdered is part.PreservesOrder(): tokens refer to key bytes.
+	keyOrdered bool
+	opts       sstables.WriterOptions
+	laOpts     Options
+	desc       sstables.Descriptor
+	params     compress.Params
+	pw         *partitionWriter
 
 	files   *sstables.FileSet
 	data    *sstables.DataWriter
@@ -64,7 +66,7 @@ type Writer struct {
 	finished  bool
 	partStart int64
 	prevKey   []byte
-	prevToken int64
+	prevToken dht.Token
 	parts     int64
 	rows      int64
 	cells     int64
@@ -107,14 +109,20 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 	if err := checkTable(table); err != nil {
 		return nil, err
 	}
+	part, err := sstables.WriterPartitioner(table)
+	if err != nil {
+		return nil, fmt.Errorf("la: %w", err)
+	}
 	w := &Writer{
-		table:  table,
-		opts:   opts,
-		laOpts: laOpts,
-		params: params,
-		desc:   sstables.Descriptor{Dir: opts.Dir, Version: Version, Generation: opts.Generation},
-		pw:     newPartitionWriter(table, laOpts),
-		fp:     table.Options.BloomFilterFPChance,
+		table:      table,
+		part:       part,
+		keyOrdered: part.PreservesOrder(),
+		opts:       opts,
+		laOpts:     laOpts,
+		params:     params,
+		desc:       sstables.Descriptor{Dir: opts.Dir, Version: Version, Generation: opts.Generation},
+		pw:         newPartitionWriter(table, laOpts),
+		fp:         table.Options.BloomFilterFPChance,
 	}
 	if w.fp == 0 {
 		w.fp = defaultFPChance
@@ -138,7 +146,6 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 		}
 	}
 
-	var err error
 	if w.files, err = sstables.NewFileSet(opts.FS, w.desc); err != nil {
 		return nil, err
 	}
@@ -229,10 +236,10 @@ func (w *Writer) StartPartition(p *mutation.Partition) error {
 	if w.inPart || w.finished {
 		return w.fail(fmt.Errorf("%w: StartPartition inside a partition or after Finish", errWriterState))
 	}
-	h1, h2 := dht.Murmur3(p.Key)
-	token := tokenOf(p.Key, h1)
-	if w.parts > 0 && dht.Compare(w.prevToken, w.prevKey, token, p.Key) >= 0 {
-		return w.fail(fmt.Errorf("la: partition %x (token %d) does not come after %x (token %d)", p.Key, token, w.prevKey, w.prevToken))
+	h1, h2 := dht.Murmur3Hash(p.Key)
+	token := w.part.TokenFromHash(p.Key, h1)
+	if w.parts > 0 && dht.ComparePartitions(w.prevToken, w.prevKey, token, p.Key) >= 0 {
+		return w.fail(fmt.Errorf("la: partition %x (token %s) does not come after %x (token %s)", p.Key, w.part.String(token), w.prevKey, w.part.String(w.prevToken)))
 	}
 	w.partStart = w.sink.Position() + int64(len(w.pw.out))
 	if err := w.pw.start(p); err != nil {
@@ -241,6 +248,9 @@ func (w *Writer) StartPartition(p *mutation.Partition) error {
 	w.h1, w.h2 = h1, h2
 	w.prevKey = append(w.prevKey[:0], p.Key...)
 	w.prevToken = token
+	if w.keyOrdered {
+		w.prevToken = w.part.TokenFromHash(w.prevKey, h1) // of the copy: a key-ordered token refers to its key
+	}
 	w.inPart = true
 	if !p.Static.IsEmpty() {
 		w.rows++
@@ -445,7 +455,7 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 // statistics assembles Statistics.db.
 func (w *Writer) statistics(res *sstables.DataResult) *Statistics {
 	s := w.pw.stats.statistics()
-	s.Validation = sstables.ValidationMetadata{Partitioner: sstables.Murmur3Partitioner, BloomFilterFPChance: w.fp}
+	s.Validation = sstables.ValidationMetadata{Partitioner: w.part.Name(), BloomFilterFPChance: w.fp}
 	md := w.opts.Metadata
 	for _, a := range md.Ancestors {
 		s.Ancestors = append(s.Ancestors, int32(a))
@@ -490,15 +500,3 @@ func (w *Writer) Abort() error {
 }
 
 var _ sstables.Writer = (*Writer)(nil)
-
-// tokenOf is dht.Token(key) from the key's already computed Murmur3 h1.
-func tokenOf(key []byte, h1 uint64) int64 {
-	switch t := int64(h1); {
-	case len(key) == 0:
-		return dht.MinToken
-	case t == math.MinInt64:
-		return math.MaxInt64
-	default:
-		return t
-	}
-}

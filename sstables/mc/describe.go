@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
@@ -13,9 +14,9 @@ import (
 
 // PartitionLayout says where one partition lies in Data.db and Index.db.
 type PartitionLayout struct {
-	// Key is the serialized partition key; Token its Murmur3 token.
+	// Key is the serialized partition key; Token its token.
 	Key   []byte
-	Token int64
+	Token dht.Token
 	// Offset and Size locate the partition in the uncompressed Data.db
 	// (Size includes the end-of-partition byte); HeaderSize is the key,
 	// the deletion and the static row.
@@ -125,8 +126,8 @@ func WriteLayout(w io.Writer, r *Reader) error {
 	types := r.stats.Header.ClusteringTypes
 	n := 0
 	err := r.Layout(func(pl *PartitionLayout) error {
-		fmt.Fprintf(bw, "partition %d key=%s token=%d data=%d+%d header=%d index=%d+%d",
-			n, hex.EncodeToString(pl.Key), pl.Token, pl.Offset, pl.Size, pl.HeaderSize, pl.IndexOffset, pl.IndexSize)
+		fmt.Fprintf(bw, "partition %d key=%s token=%s data=%d+%d header=%d index=%d+%d",
+			n, hex.EncodeToString(pl.Key), r.part.String(pl.Token), pl.Offset, pl.Size, pl.HeaderSize, pl.IndexOffset, pl.IndexSize)
 		if !pl.Deletion.IsLive() {
 			fmt.Fprintf(bw, " deletion=%d@%d", pl.Deletion.MarkedForDeleteAt, pl.Deletion.LocalDeletionTime)
 		}

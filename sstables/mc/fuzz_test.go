@@ -5,6 +5,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
@@ -63,7 +64,7 @@ func FuzzReadData(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		h := &hs[int(which)%len(hs)]
 		dec := newDataDecoder(h.header, h.static, h.regular, h.nStatic, h.nRegulr)
-		sc := newScanner(dec, "fuzz/Data.db", bytes.NewReader(data), 0, int64(len(data)), nil)
+		sc := newScanner(dec, "fuzz/Data.db", dht.Murmur3, bytes.NewReader(data), 0, int64(len(data)), nil)
 		for {
 			_, err := sc.NextPartition()
 			if err == io.EOF {

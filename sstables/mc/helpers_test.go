@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/testdata"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
@@ -98,6 +99,7 @@ func decodeReference(t testing.TB, ref refSSTable, data []byte) (*Statistics, *s
 	if err != nil {
 		t.Fatalf("%s: %v", ref.name, err)
 	}
+	table.Options.Partitioner = st.Partitioner
 	static, err := headerColumns(table, st.Header.Static, schema.Static)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +109,7 @@ func decodeReference(t testing.TB, ref refSSTable, data []byte) (*Statistics, *s
 		t.Fatal(err)
 	}
 	dec := newDataDecoder(st.Header, static, regular, len(table.Static), len(table.Regular))
-	sc := newScanner(dec, ref.path("Data.db"), bytes.NewReader(data), 0, int64(len(data)), nil)
+	sc := newScanner(dec, ref.path("Data.db"), dht.Of(st.Partitioner), bytes.NewReader(data), 0, int64(len(data)), nil)
 	var parts []decodedPartition
 	for {
 		p, err := sc.NextPartition()
@@ -118,7 +120,7 @@ func decodeReference(t testing.TB, ref refSSTable, data []byte) (*Statistics, *s
 			t.Fatalf("%s: %v", ref.name, err)
 		}
 		dp := decodedPartition{pos: sc.Position(), p: &mutation.Partition{
-			Key: cloneBytes(p.Key), Token: p.Token, Deletion: p.Deletion, Static: cloneRow(&p.Static),
+			Key: cloneBytes(p.Key), Token: sc.tokens.Token(cloneBytes(p.Key)), Deletion: p.Deletion, Static: cloneRow(&p.Static),
 		}}
 		for {
 			r, m, err := sc.Next()

@@ -21,12 +21,18 @@ type Reader struct {
 	desc    sstables.Descriptor
 	fsys    sstables.FS
 	table   *schema.Table
+	part    dht.Partitioner
 	stats   *Statistics
 	static  []*schema.Column
 	regular []*schema.Column
 	data    *sstables.DataReader
 	toc     *sstables.TOC // nil when the SSTable has no TOC.txt
 	lookup  sstables.KeyLookup
+	// indexFile is Index.db, opened by the first lookup and kept.
+	indexOnce sync.Once
+	indexFile sstables.File
+	indexSize int64
+	indexErr  error
 	// lookupStreams recycles the Data.db streams of Lookup.
 	lookupStreams sync.Pool
 	// maxValue is sstables.ReaderOptions.MaxValueSize, defaulted.
@@ -66,6 +72,9 @@ func open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if r.stats, err = DecodeStatistics(b, desc.Version, statsPath); err != nil {
 		return nil, err
 	}
+	if r.part, err = sstables.FilePartitioner(r.stats.Partitioner, statsPath); err != nil {
+		return nil, err
+	}
 	h := r.stats.Header
 	if table == nil {
 		if table, err = TableFromHeader(h); err != nil {
@@ -74,7 +83,7 @@ func open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	} else if err := checkTableMatchesHeader(table, h); err != nil {
 		return nil, fmt.Errorf("%s: %w", statsPath, err)
 	}
-	r.table = table
+	r.table = sstables.WithPartitioner(table, r.part)
 	if r.static, err = headerColumns(table, h.Static, schema.Static); err != nil {
 		return nil, fmt.Errorf("%s: %w", statsPath, err)
 	}
@@ -120,6 +129,10 @@ func (r *Reader) Descriptor() sstables.Descriptor { return r.desc }
 // Table implements sstables.Reader.
 func (r *Reader) Table() *schema.Table { return r.table }
 
+// Partitioner implements sstables.Reader: the partitioner Statistics.db
+// names.
+func (r *Reader) Partitioner() dht.Partitioner { return r.part }
+
 // Statistics returns the decoded Statistics.db.
 func (r *Reader) Statistics() *Statistics { return r.stats }
 
@@ -135,16 +148,21 @@ func (r *Reader) newDecoder() *dataDecoder {
 	return d
 }
 
+// newScanner returns a scanner of Data.db from offset start.
+func (r *Reader) newScanner(src io.Reader, start int64, closer io.Closer) *scanner {
+	return newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), r.part, src, start, r.data.Length(), closer)
+}
+
 // Scan implements sstables.Reader.
 func (r *Reader) Scan() (sstables.Scanner, error) {
 	stream := r.data.NewReadAheadStream(0, r.readAhead)
-	s := newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), stream, 0, r.data.Length(), stream)
+	s := r.newScanner(stream, 0, stream)
 	s.r, s.ds = r, stream
 	return s, nil
 }
 
 func (r *Reader) scanFrom(pos int64) *scanner {
-	return newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), r.data.NewStream(pos), pos, r.data.Length(), nil)
+	return r.newScanner(r.data.NewStream(pos), pos, nil)
 }
 
 func (r *Reader) indexDecoder() *indexDecoder {
@@ -152,26 +170,44 @@ func (r *Reader) indexDecoder() *indexDecoder {
 }
 
 // openIndex opens Index.db for sequential reading from offset start (0, or
-// a position taken from Summary.db).
+// a position taken from Summary.db) to the end of the file.
 func (r *Reader) openIndex(start int64, promoted bool) (*indexIterator, io.Closer, error) {
+	return r.openIndexRange(start, -1, promoted)
+}
+
+// openIndexRange is openIndex up to offset end (-1: the end of the file).
+// Lookups read Index.db through one file handle the Reader keeps, and only
+// the range between two summary entries.
+func (r *Reader) openIndexRange(start, end int64, promoted bool) (*indexIterator, io.Closer, error) {
 	path := r.desc.Path(sstables.ComponentIndex)
-	f, err := r.fsys.Open(path)
-	if err != nil {
-		return nil, nil, err
+	r.indexOnce.Do(func() {
+		if r.indexFile, r.indexErr = r.fsys.Open(path); r.indexErr == nil {
+			if r.indexSize, r.indexErr = r.indexFile.Size(); r.indexErr != nil {
+				r.indexFile.Close()
+				r.indexFile = nil
+			}
+		}
+	})
+	if r.indexErr != nil {
+		return nil, nil, r.indexErr
 	}
-	size, err := f.Size()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if start > size {
-		f.Close()
+	size := r.indexSize
+	if start > size || end > size {
 		// Only Summary.db gives a start other than 0.
 		return nil, nil, sstables.Corruptf(r.desc.Path(sstables.ComponentSummary), string(sstables.ComponentSummary), -1,
-			"entry points to Index.db offset %d, beyond its %d bytes", start, size)
+			"entry points to Index.db offset %d, beyond its %d bytes", max(start, end), size)
 	}
-	return newIndexIterator(f, size, start, path, r.indexDecoder(), promoted), f, nil
+	if end < 0 {
+		end = size
+	}
+	return newIndexIterator(r.indexFile, end, start, path, r.indexDecoder(), promoted), nopCloser{}, nil
 }
+
+// nopCloser is the closer of an iterator over the Reader's own Index.db
+// handle, which Close releases.
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
 
 // Index calls fn for every Index.db entry in order (the entry's slices are
 // valid during the call only).
@@ -219,7 +255,7 @@ func (r *Reader) Lookup(key []byte) (*mutation.Partition, int64, error) {
 		return nil, -1, err
 	}
 	defer r.lookupStreams.Put(ds)
-	sc := newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), ds, pos, r.data.Length(), nil)
+	sc := r.newScanner(ds, pos, nil)
 	defer sc.dec.st.release()
 	p, err := sc.NextPartition()
 	if err != nil {
@@ -246,7 +282,7 @@ func (r *Reader) ScanFrom(key []byte) (sstables.Scanner, error) {
 		return nil, err
 	}
 	stream := r.data.NewReadAheadStream(pos, r.readAhead)
-	s := newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), stream, pos, r.data.Length(), stream)
+	s := r.newScanner(stream, pos, stream)
 	s.r, s.ds = r, stream
 	return s, nil
 }
@@ -255,17 +291,17 @@ func (r *Reader) ScanFrom(key []byte) (sstables.Scanner, error) {
 // offset of its entry, from Filter.db, Summary.db and Index.db; the
 // position is -1 when the SSTable does not hold key.
 func (r *Reader) locate(key []byte) (pos, entry int64, err error) {
-	start, err := r.indexStart(key)
+	start, end, err := r.indexStart(key)
 	if err != nil || start < 0 {
 		return -1, -1, err
 	}
-	it, closer, err := r.openIndex(start, false)
+	it, closer, err := r.openIndexRange(start, end, false)
 	if err != nil {
 		return -1, -1, err
 	}
 	defer closer.Close()
 	defer it.st.release() // only positions leave this function
-	token := dht.Token(key)
+	token := r.part.Token(key)
 	for {
 		e, err := it.next()
 		if err == io.EOF {
@@ -274,7 +310,7 @@ func (r *Reader) locate(key []byte) (pos, entry int64, err error) {
 		if err != nil {
 			return -1, -1, err
 		}
-		c := dht.Compare(dht.Token(e.Key), e.Key, token, key)
+		c := dht.ComparePartitions(r.part.Token(e.Key), e.Key, token, key)
 		if c < 0 {
 			continue
 		}
@@ -295,6 +331,12 @@ func (r *Reader) Close() error {
 	}
 	err := r.data.Close()
 	r.data = nil
+	if r.indexFile != nil {
+		if cerr := r.indexFile.Close(); err == nil {
+			err = cerr
+		}
+		r.indexFile = nil
+	}
 	return err
 }
 

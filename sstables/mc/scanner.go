@@ -15,6 +15,8 @@ import (
 type scanner struct {
 	dec  *dataDecoder
 	path string // Data.db path, for errors
+	// tokens computes the partitions' tokens.
+	tokens dht.Partitioner
 
 	part      mutation.Partition
 	keyBuf    []byte
@@ -62,9 +64,9 @@ type scanner struct {
 	jumps int
 }
 
-func newScanner(dec *dataDecoder, path string, src io.Reader, start, limit int64, closer io.Closer) *scanner {
+func newScanner(dec *dataDecoder, path string, tokens dht.Partitioner, src io.Reader, start, limit int64, closer io.Closer) *scanner {
 	dec.st = newStream(src, start, limit)
-	return &scanner{dec: dec, path: path, closer: closer}
+	return &scanner{dec: dec, path: path, tokens: tokens, closer: closer}
 }
 
 // corrupt turns a decoding failure into a CorruptionError naming Data.db.
@@ -114,7 +116,7 @@ func (s *scanner) NextPartition() (*mutation.Partition, error) {
 	}
 	s.keyBuf = key
 	s.part.Key = key
-	s.part.Token = dht.Token(key)
+	s.part.Token = s.tokens.Token(key)
 	s.part.Deletion = del
 	s.part.Rows = s.part.Rows[:0]
 	s.part.Markers = s.part.Markers[:0]
@@ -191,10 +193,10 @@ func (s *scanner) Close() error {
 func readWholePartition(s *scanner, p *mutation.Partition) (*mutation.Partition, error) {
 	out := &mutation.Partition{
 		Key:      append([]byte(nil), p.Key...),
-		Token:    p.Token,
 		Deletion: p.Deletion,
 		Static:   cloneRow(&p.Static),
 	}
+	out.Token = s.tokens.Token(out.Key) // a key-ordered token refers to its key
 	for {
 		r, m, err := s.Next()
 		if err != nil {

@@ -261,16 +261,16 @@ func (s *scanner) checkLanding(i int, kind mutation.BoundKind, c mutation.Cluste
 // found as locate finds it; found is false when the SSTable does not hold
 // key.
 func (r *Reader) findEntry(key []byte) (e IndexEntry, found bool, err error) {
-	start, err := r.indexStart(key)
+	start, end, err := r.indexStart(key)
 	if err != nil || start < 0 {
 		return e, false, err
 	}
-	it, closer, err := r.openIndex(start, false)
+	it, closer, err := r.openIndexRange(start, end, false)
 	if err != nil {
 		return e, false, err
 	}
 	defer closer.Close()
-	token := dht.Token(key)
+	token := r.part.Token(key)
 	for {
 		e, err := it.next()
 		if err == io.EOF {
@@ -279,7 +279,7 @@ func (r *Reader) findEntry(key []byte) (e IndexEntry, found bool, err error) {
 		if err != nil {
 			return e, false, err
 		}
-		c := dht.Compare(dht.Token(e.Key), e.Key, token, key)
+		c := dht.ComparePartitions(r.part.Token(e.Key), e.Key, token, key)
 		if c < 0 {
 			continue
 		}

@@ -276,7 +276,7 @@ func seekInt(v int) []byte { return binary.BigEndian.AppendUint32(nil, uint32(v)
 // kinds of boundary, deletions open across many blocks.
 func seekPartition(t testing.TB, table *schema.Table, pk int, nRows int) *mutation.Partition {
 	p := &mutation.Partition{Key: seekInt(pk), Deletion: mutation.Live, Static: mutation.NewRow(nil)}
-	p.Token = dht.Token(p.Key)
+	p.Token = dht.Murmur3.Token(p.Key)
 	col := table.Regular[0]
 	for c1 := 0; c1 < nRows; c1++ {
 		if c1%7 == 3 {
@@ -340,7 +340,7 @@ func writeSeekSSTable(t testing.TB, sizes []int, blockSize, chunkLen int) *Reade
 	for i, n := range sizes {
 		parts = append(parts, seekPartition(t, table, i, n))
 	}
-	slices.SortFunc(parts, func(a, b *mutation.Partition) int { return dht.Compare(a.Token, a.Key, b.Token, b.Key) })
+	slices.SortFunc(parts, func(a, b *mutation.Partition) int { return dht.ComparePartitions(a.Token, a.Key, b.Token, b.Key) })
 	dir := t.TempDir()
 	w, err := NewWriter(table, sstables.WriterOptions{
 		Dir: dir, Generation: 1, Jobs: 1, ColumnIndexSize: blockSize,

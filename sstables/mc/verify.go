@@ -92,7 +92,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 	indexPath := r.desc.Path(sstables.ComponentIndex)
 	dataPath := r.desc.Path(sstables.ComponentData)
 	var prevKey []byte
-	var prevToken int64
+	var prevToken dht.Token
 	first := true
 	bounds := &statsBounds{s: &r.stats.Stats, path: r.desc.Path(sstables.ComponentStatistics)}
 	var blocks blockChecker
@@ -131,7 +131,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 		if err := checkSample(&e); err != nil {
 			return nil, nil, err
 		}
-		if !first && dht.Compare(prevToken, prevKey, p.Token, p.Key) >= 0 {
+		if !first && dht.ComparePartitions(prevToken, prevKey, p.Token, p.Key) >= 0 {
 			return nil, nil, sstables.Corruptf(dataPath, string(sstables.ComponentData), sc.Position(), "partition key %x out of token order", p.Key)
 		}
 		if first {
@@ -142,7 +142,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 		}
 		first = false
 		prevKey = append(prevKey[:0], p.Key...)
-		prevToken = p.Token
+		prevToken = r.part.Token(prevKey) // p.Token refers to the scanner's buffer
 		start := sc.Position()
 		if err := bounds.deletion(p.Deletion, start); err != nil {
 			return nil, nil, err

@@ -3,7 +3,6 @@ package mc
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/castable-db/castable/compress"
@@ -29,14 +28,17 @@ import (
 // token order and rows and markers in clustering order; a partition out of
 // order is an error.
 type Writer struct {
-	table  *schema.Table
-	opts   sstables.WriterOptions
-	desc   sstables.Descriptor
-	params compress.Params
-	header *Header
-	coll   *collector
-	ser    *serializer
-	aux    *auxBuilders
+	table *schema.Table
+	part  dht.Partitioner
+	// keyOrdered is part.PreservesOrder(): tokens refer to key bytes.
+	keyOrdered bool
+	opts       sstables.WriterOptions
+	desc       sstables.Descriptor
+	params     compress.Params
+	header     *Header
+	coll       *collector
+	ser        *serializer
+	aux        *auxBuilders
 
 	files *sstables.FileSet
 	data  *sstables.DataWriter
@@ -49,7 +51,7 @@ type Writer struct {
 	finished  bool
 	key       []byte
 	prevKey   []byte
-	prevToken int64
+	prevToken dht.Token
 	parts     int64
 	rows      int64
 	cells     int64
@@ -81,11 +83,17 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions) (*Writer, error
 			return nil, fmt.Errorf("mc: table %s.%s: %w", table.Keyspace, table.Name, err)
 		}
 	}
+	part, err := sstables.WriterPartitioner(table)
+	if err != nil {
+		return nil, fmt.Errorf("mc: %w", err)
+	}
 	w := &Writer{
-		table:  table,
-		opts:   opts,
-		params: params,
-		desc:   sstables.Descriptor{Dir: opts.Dir, Version: "mc", Generation: opts.Generation},
+		table:      table,
+		part:       part,
+		keyOrdered: part.PreservesOrder(),
+		opts:       opts,
+		params:     params,
+		desc:       sstables.Descriptor{Dir: opts.Dir, Version: "mc", Generation: opts.Generation},
 	}
 	static, regular, err := writerColumns(table, &opts)
 	if err != nil {
@@ -195,10 +203,10 @@ func (w *Writer) StartPartition(p *mutation.Partition) error {
 	if w.inPart || w.finished {
 		return w.fail(fmt.Errorf("%w: StartPartition inside a partition or after Finish", errWriterState))
 	}
-	h1, h2 := dht.Murmur3(p.Key)
-	token := tokenOf(h1, len(p.Key))
-	if w.parts > 0 && dht.Compare(w.prevToken, w.prevKey, token, p.Key) >= 0 {
-		return w.fail(fmt.Errorf("mc: partition %s (token %d) does not come after %s (token %d)", sstables.ShortHex(p.Key), token, sstables.ShortHex(w.prevKey), w.prevToken))
+	h1, h2 := dht.Murmur3Hash(p.Key)
+	token := w.part.TokenFromHash(p.Key, h1)
+	if w.parts > 0 && dht.ComparePartitions(w.prevToken, w.prevKey, token, p.Key) >= 0 {
+		return w.fail(fmt.Errorf("mc: partition %s (token %s) does not come after %s (token %s)", sstables.ShortHex(p.Key), w.part.String(token), sstables.ShortHex(w.prevKey), w.part.String(w.prevToken)))
 	}
 	if err := w.ser.startPartition(p.Key, p.Deletion, &p.Static); err != nil {
 		return w.fail(fmt.Errorf("mc: partition %s: %w", sstables.ShortHex(p.Key), err))
@@ -206,6 +214,9 @@ func (w *Writer) StartPartition(p *mutation.Partition) error {
 	w.h1, w.h2 = h1, h2
 	w.prevKey = append(w.prevKey[:0], p.Key...)
 	w.prevToken = token
+	if w.keyOrdered {
+		w.prevToken = w.part.TokenFromHash(w.prevKey, h1) // of the copy: a key-ordered token refers to its key
+	}
 	w.inPart = true
 	if !rowIsEmpty(&p.Static) {
 		w.rows++
@@ -374,7 +385,7 @@ type componentBytes struct {
 func (w *Writer) statistics(res *sstables.DataResult) *Statistics {
 	c := w.coll
 	st := &Statistics{
-		Partitioner:         murmur3PartitionerCls,
+		Partitioner:         w.part.Name(),
 		BloomFilterFPChance: w.aux.fpChance,
 		Cardinality:         w.aux.cardinality(),
 		Header:              w.header,
@@ -447,16 +458,3 @@ func (w *Writer) Abort() error {
 }
 
 var _ sstables.Writer = (*Writer)(nil)
-
-// tokenOf is dht.Token from an already computed Murmur3 first half, so
-// that a key is hashed once for its token and the bloom filter.
-func tokenOf(h1 uint64, keyLen int) int64 {
-	switch t := int64(h1); {
-	case keyLen == 0:
-		return dht.MinToken
-	case t == math.MinInt64:
-		return math.MaxInt64
-	default:
-		return t
-	}
-}

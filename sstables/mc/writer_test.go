@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/castable-db/castable/compress"
-	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
 )
@@ -142,13 +141,4 @@ func statisticsDiff(a, b *Statistics) []string {
 	add(fmt.Sprintf("totalRows %d/%d", x.TotalRows, y.TotalRows), x.TotalRows == y.TotalRows)
 	add("serialization header", bytes.Equal(appendHeader(nil, a.Header), appendHeader(nil, b.Header)))
 	return out
-}
-
-func TestTokenOfMatchesDHT(t *testing.T) {
-	for _, k := range [][]byte{{}, {0}, {0x80}, []byte("hello"), {0, 0, 0, 1}, bytes.Repeat([]byte{0xff}, 33)} {
-		h1, _ := dht.Murmur3(k)
-		if got, want := tokenOf(h1, len(k)), dht.Token(k); got != want {
-			t.Errorf("tokenOf(%x) = %d, want %d", k, got, want)
-		}
-	}
 }
