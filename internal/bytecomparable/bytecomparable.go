@@ -298,3 +298,21 @@ func AppendNudge(dst, v []byte, at int) []byte {
 	}
 	return append(dst, 0x00)
 }
+
+// CompareBytes is bytes.Compare (kept here so callers comparing
+// byte-comparable forms need no other import).
+func CompareBytes(a, b []byte) int {
+	n := CommonPrefix(a, b)
+	switch {
+	case n < len(a) && n < len(b):
+		if a[n] < b[n] {
+			return -1
+		}
+		return 1
+	case len(a) < len(b):
+		return -1
+	case len(a) > len(b):
+		return 1
+	}
+	return 0
+}
