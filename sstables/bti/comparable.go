@@ -3,8 +3,8 @@ package bti
 import (
 	"encoding/binary"
 
-	bc "github.com/castable-db/castable/internal/bytecomparable"
 	"github.com/castable-db/castable/dht"
+	bc "github.com/castable-db/castable/internal/bytecomparable"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 )
