@@ -201,6 +201,13 @@ type PartitionIndex struct {
 }
 
 func corrupt(path, component string, off int64, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *sstables.CorruptionError
+	if errors.As(err, &ce) {
+		return err
+	}
 	var te *trie.Error
 	if errors.As(err, &te) {
 		return &sstables.CorruptionError{Path: path, Component: component, Offset: te.Offset, Reason: te.Reason}
@@ -345,8 +352,11 @@ func (p *PartitionIndex) Ceiling(comparable []byte) (PartitionCandidate, bool, e
 		return c, err == nil, err
 	}
 	n, ok, err := p.t.Ceiling(p.Root, comparable)
-	if err != nil || !ok {
+	if err != nil {
 		return PartitionCandidate{}, false, corrupt(p.path, ComponentPartitions, p.Root, err)
+	}
+	if !ok {
+		return PartitionCandidate{}, false, nil
 	}
 	c, err := p.payload(&n)
 	return c, err == nil, err
