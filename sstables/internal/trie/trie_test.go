@@ -388,4 +388,3 @@ func TestEmptyTrie(t *testing.T) {
 		t.Fatalf("%x %d %v", b, root, err)
 	}
 }
-
