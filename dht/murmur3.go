@@ -134,3 +134,7 @@ func (murmur3) ParseToken(s string) (Token, error) {
 	}
 	return Murmur3Token(v), nil
 }
+
+func (murmur3) AppendComparable(dst []byte, t Token) []byte {
+	return binary.BigEndian.AppendUint64(dst, t.hi)
+}

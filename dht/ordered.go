@@ -2,7 +2,9 @@ package dht
 
 import (
 	"encoding/hex"
+
 	"fmt"
+	bc "github.com/castable-db/castable/internal/bytecomparable"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -93,4 +95,13 @@ func (orderPreserving) ParseToken(s string) (Token, error) {
 		return Token{}, nil
 	}
 	return bytesToken(utf16BE(s)), nil
+}
+
+func (byteOrdered) AppendComparable(dst []byte, t Token) []byte {
+	return bc.AppendEscaped(dst, t.rest)
+}
+
+// AppendComparable is StringToken's: the string's UTF-8 bytes, escaped.
+func (o orderPreserving) AppendComparable(dst []byte, t Token) []byte {
+	return bc.AppendEscaped(dst, []byte(o.String(t)))
 }

@@ -29,6 +29,12 @@ type Partitioner interface {
 	String(t Token) string
 	// ParseToken parses String's form.
 	ParseToken(s string) (Token, error)
+	// AppendComparable appends the token's byte-comparable form (OSS50,
+	// Token.asComparableBytes), the first component of a partition key in
+	// the BTI tries: Murmur3's 8 bytes with the sign flipped, Random's
+	// IntegerType form, the escaped key (ByteOrdered) or string in UTF-8
+	// (OrderPreserving).
+	AppendComparable(dst []byte, t Token) []byte
 }
 
 // The partitioners' class names.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"unicode/utf16"
 )
@@ -206,5 +207,46 @@ func TestTokenFromHash(t *testing.T) {
 				t.Errorf("%s: TokenFromHash(%x) = %s, want %s", shortName(p.Name()), k, p.String(got), p.String(want))
 			}
 		}
+	}
+}
+
+// TestComparableOrder: the byte-comparable forms of tokens sort as the
+// tokens do, for every partitioner.
+func TestComparableOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, p := range partitioners {
+		for range 3000 {
+			a, b := make([]byte, 1+r.IntN(12)), make([]byte, 1+r.IntN(12))
+			for i := range a {
+				a[i] = byte(r.IntN(4)) * 0x3f
+			}
+			for i := range b {
+				b[i] = byte(r.IntN(4)) * 0x3f
+			}
+			if p == OrderPreserving { // valid UTF-8 only: Java decodes the rest lossily
+				a, b = []byte(strings.ToValidUTF8(string(a), "?")), []byte(strings.ToValidUTF8(string(b), "?"))
+			}
+			ta, tb := p.Token(a), p.Token(b)
+			ca, cb := p.AppendComparable(nil, ta), p.AppendComparable(nil, tb)
+			if got, want := sign(bytes.Compare(ca, cb)), sign(Compare(ta, tb)); got != want && p != OrderPreserving {
+				t.Fatalf("%s: %x vs %x: comparable order %d, token order %d", shortName(p.Name()), a, b, got, want)
+			}
+		}
+	}
+	if got := hex.EncodeToString(ByteOrdered.AppendComparable(nil, ByteOrdered.Token([]byte("0")))); got != "3000" {
+		t.Errorf("ByteOrdered comparable of \"0\" = %s, want 3000", got)
+	}
+	if got := hex.EncodeToString(Murmur3.AppendComparable(nil, Murmur3Token(1))); got != "8000000000000001" {
+		t.Errorf("Murmur3 comparable of token 1 = %s", got)
+	}
+	// Random: 1 is a one-byte variable-length integer, 2^127 takes the
+	// long form (FF, length − 7 = 9, the 16 significant bytes).
+	one, _ := Random.ParseToken("1")
+	if got := hex.EncodeToString(Random.AppendComparable(nil, one)); got != "81" {
+		t.Errorf("Random comparable of 1 = %s, want 81", got)
+	}
+	top, _ := Random.ParseToken("170141183460469231731687303715884105728")
+	if got := hex.EncodeToString(Random.AppendComparable(nil, top)); got != "ff09"+"80"+strings.Repeat("00", 15) {
+		t.Errorf("Random comparable of 2^127 = %s", got)
 	}
 }

@@ -2,7 +2,9 @@ package dht
 
 import (
 	"crypto/md5"
+
 	"encoding/binary"
+	bc "github.com/castable-db/castable/internal/bytecomparable"
 	"math/big"
 	"math/bits"
 )
@@ -58,4 +60,15 @@ func (random) ParseToken(s string) (Token, error) {
 	var b [16]byte
 	v.FillBytes(b[:])
 	return Token{hi: binary.BigEndian.Uint64(b[:8]), lo: binary.BigEndian.Uint64(b[8:])}, nil
+}
+
+func (random) AppendComparable(dst []byte, t Token) []byte {
+	v := randomValue(t)
+	var b []byte
+	if v.Sign() < 0 {
+		b = []byte{0xff} // the minimum, -1
+	} else {
+		b = append([]byte{0}, v.Bytes()...) // BigInteger.toByteArray keeps a sign byte; AppendBigInteger drops redundant ones
+	}
+	return bc.AppendBigInteger(dst, b)
 }

@@ -21,8 +21,8 @@ const module = "github.com/castable-db/castable/"
 var allowed = map[string][]string{
 	"checksummer":       {"checksummer/internal/clib"}, // its cgo bindings (only with -tags zlib/libdeflate)
 	"compress":          {},
-	"schema":            {},
-	"dht":               {},
+	"schema":            {"internal/bytecomparable"},
+	"dht":               {"internal/bytecomparable"},
 	"mutation":          {"schema", "dht"},
 	"cql":               {"schema", "mutation", "dht"},
 	"jsondump":          {"schema", "mutation", "dht"},
@@ -34,6 +34,10 @@ var allowed = map[string][]string{
 	"internal/faultfs":  {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
 	"internal/memfs":    {"sstables"},
 	"internal/prefetch": {},
+
+	"internal/bytecomparable": {},
+	"sstables/internal/trie":  {},
+	"sstables/bti":            {"schema", "mutation", "dht", "sstables", "sstables/internal/trie", "internal/bytecomparable"},
 }
 
 type pkg struct {
