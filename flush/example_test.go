@@ -33,7 +33,7 @@ func Example() {
 
 	ctx := context.Background()
 	svc, err := flush.NewService(ctx, flush.ServiceOptions{
-		Options: flush.Options{Format: mc.Format, Dir: dir},
+		Options: flush.Options{Format: mc.Format, WriterOptions: sstables.WriterOptions{Dir: dir}},
 		OnFlushed: func(r *flush.Result) {
 			fmt.Printf("flushed %s: %d partitions\n", r.Descriptor.Filename(sstables.ComponentData), r.Partitions)
 		},

@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/memtable"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
@@ -35,33 +34,14 @@ import (
 
 // Options configure one flush. Zero values mean the defaults given per field.
 type Options struct {
-	// Format is the SSTable format to write (required): mc.Format or
-	// la.Format.
+	// Format is the SSTable format to write (required), such as
+	// sstables.Lookup("nb").
 	Format sstables.Format
-	// Dir is the table's data directory (required).
-	Dir string
-	// Generation is the new SSTable's generation (required for Flush;
-	// Service assigns it).
-	Generation int
-	// FS is the filesystem; nil means the OS filesystem.
-	FS sstables.FS
-	// Compression overrides the table's compression options; nil means the
-	// table's (Cassandra's default LZ4 with 64 KiB chunks when it has none).
-	Compression *compress.Params
-	// Jobs is the number of compression workers; 0 means all cores.
-	Jobs int
-	// BufferedIO writes Data.db through the page cache instead of with
-	// direct I/O (see sstables.WriterOptions.BufferedIO).
-	BufferedIO bool
-	// ColumnIndexSize is column_index_size_in_kb in bytes; 0 means 64 KiB.
-	ColumnIndexSize int
-	// HeaderAllColumns and ScyllaShadowable are passed to the writer (see
-	// sstables.WriterOptions).
-	HeaderAllColumns bool
-	ScyllaShadowable bool
-	// Metadata carries Statistics.db values that do not follow from the
-	// data (commit log intervals, ...).
-	Metadata sstables.Metadata
+	// WriterOptions are passed to the writer (see sstables.WriterOptions):
+	// Dir is required, and Generation (or UUID) for Flush, whereas Service
+	// assigns generations. The flush sets ExpectedPartitions and Stats
+	// from the memtable.
+	sstables.WriterOptions
 }
 
 // Result describes a finished flush.
@@ -139,20 +119,10 @@ func flush(ctx context.Context, f *memtable.Frozen, opts Options, progress progr
 		return nil, err
 	}
 	start := time.Now()
-	w, err := opts.Format.NewWriter(f.Table(), sstables.WriterOptions{
-		Dir:                opts.Dir,
-		Generation:         opts.Generation,
-		FS:                 opts.FS,
-		Compression:        opts.Compression,
-		Jobs:               opts.Jobs,
-		BufferedIO:         opts.BufferedIO,
-		ExpectedPartitions: f.Len(),
-		ColumnIndexSize:    opts.ColumnIndexSize,
-		Stats:              DataStats(f),
-		HeaderAllColumns:   opts.HeaderAllColumns,
-		ScyllaShadowable:   opts.ScyllaShadowable,
-		Metadata:           opts.Metadata,
-	})
+	wopts := opts.WriterOptions
+	wopts.ExpectedPartitions = f.Len()
+	wopts.Stats = DataStats(f)
+	w, err := opts.Format.NewWriter(f.Table(), wopts)
 	if err != nil {
 		return nil, fmt.Errorf("flush: %w", err)
 	}

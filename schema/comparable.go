@@ -203,7 +203,6 @@ func (t *Type) appendComparableBase(dst, v []byte) []byte {
 	return bc.AppendEscaped(dst, v)
 }
 
-
 var bigTen = big.NewInt(10)
 
 // appendDecimalComparable is DecimalType.asComparableBytes (OSS50): the

@@ -18,7 +18,7 @@ func NewFilterRebuild(stored *BloomFilter) *FilterRebuild {
 	if stored == nil {
 		return &FilterRebuild{}
 	}
-	return &FilterRebuild{stored: stored, rebuilt: newBloomFilter(stored.hashCount, make([]uint64, len(stored.words)), stored.oldOrder)}
+	return &FilterRebuild{stored: stored, rebuilt: newBloomFilter(stored.hashCount, make([]uint64, len(stored.words)), stored.oldOrder, stored.oldFormat)}
 }
 
 // Add records a key and reports whether the stored filter contains it.

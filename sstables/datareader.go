@@ -124,11 +124,7 @@ func NewDataReader(f io.ReaderAt, size int64, path string, info *CompressionInfo
 func OpenData(fsys FS, desc Descriptor, opts DataReaderOptions) (*DataReader, error) {
 	fsys = fsOrDefault(fsys)
 	if opts.Algorithm == 0 && opts.Checksummer == nil {
-		t, err := Traits(desc.Version)
-		if err != nil {
-			return nil, err
-		}
-		opts.Algorithm = t.Checksum
+		opts.Algorithm = ChecksumAlgorithm(desc.Version)
 	}
 	info, err := ReadCompressionInfo(fsys, desc)
 	var crc *CRCInfo

@@ -7,13 +7,15 @@ import (
 	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables/version"
 )
 
-// Format is one SSTable format version ("mc", "la"). The version packages
-// implement it; flush and the tools use nothing else of them.
+// Format is one SSTable format version ("nb", "la", "da"). The format
+// packages implement it and register it (Register); flush and the tools
+// find it with Lookup and use nothing else of them.
 type Format interface {
-	// Version is the two-letter version string written in file names.
-	Version() string
+	// Version is the version written in file names.
+	Version() version.Version
 	// NewWriter starts a new SSTable of table in opts.Dir with generation
 	// opts.Generation. Nothing is visible under the final names until
 	// Writer.Finish succeeds.
@@ -109,8 +111,12 @@ type WriteResult struct {
 type WriterOptions struct {
 	// Dir is the directory to write into (required).
 	Dir string
-	// Generation is the SSTable generation (required, > 0).
+	// Generation is the SSTable generation (> 0); exactly one of
+	// Generation and UUID is set.
 	Generation int
+	// UUID is a UUID-based identifier (UUIDID.String(), as Cassandra 4.1+
+	// names SSTables with uuid_sstable_identifiers_enabled).
+	UUID string
 	// FS is the filesystem to write through; nil means the OS filesystem.
 	FS FS
 	// Compression selects the codec and chunk length; the zero value means
@@ -143,9 +149,39 @@ type WriterOptions struct {
 	// ScyllaShadowable encodes shadowable row deletions with ScyllaDB's row
 	// extended flag 0x80 instead of Cassandra's 0x02.
 	ScyllaShadowable bool
+	// ShadowableAsRegular writes a shadowable row deletion (Cassandra's
+	// materialized-view kind, Row.DeletionShadowable, or ScyllaDB's,
+	// Row.ShadowableDeletion) as a regular row deletion, the greater of
+	// the two, in versions that have none (la). By default such a row is
+	// an error naming the partition.
+	ShadowableAsRegular bool
 	// Metadata carries Statistics.db values that do not follow from the
 	// data; the zero value is what a memtable flush writes.
 	Metadata Metadata
+}
+
+// Descriptor returns the SSTable the options name in version v, or an
+// error when Dir or the identifier is missing or malformed.
+func (o *WriterOptions) Descriptor(v version.Version) (Descriptor, error) {
+	d := Descriptor{Dir: o.Dir, Version: v, Generation: o.Generation}
+	switch {
+	case o.Dir == "":
+		return d, fmt.Errorf("sstables: WriterOptions need a Dir")
+	case o.UUID != "" && o.Generation != 0:
+		return d, fmt.Errorf("sstables: WriterOptions give both a Generation (%d) and a UUID (%s)", o.Generation, o.UUID)
+	case o.UUID != "":
+		u, err := ParseUUIDID(o.UUID)
+		if err != nil {
+			return d, fmt.Errorf("sstables: WriterOptions.UUID: %w", err)
+		}
+		d.UUID = u.String()
+	case o.Generation <= 0:
+		return d, fmt.Errorf("sstables: WriterOptions need a Generation > 0 or a UUID (got %d)", o.Generation)
+	}
+	if !v.Writable() {
+		return d, fmt.Errorf("sstables: version %s (%s) is read only", v, v.Release())
+	}
+	return d, nil
 }
 
 // DataStats are the minima Cassandra's memtable tracks and the columns it

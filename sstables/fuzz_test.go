@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // addRealSeeds adds component c of every real SSTable as a seed.
@@ -52,8 +53,8 @@ func FuzzCRCdb(f *testing.F) {
 func FuzzSummary(f *testing.F) {
 	for _, s := range realSSTables(f) {
 		if s.has(ComponentSummary) {
-			tr, _ := Traits(s.desc.Version)
-			f.Add(s.read(f, ComponentSummary), tr.SummaryBoundaries, s.has(ComponentCompressionInfo))
+			tr := s.desc.Version
+			f.Add(s.read(f, ComponentSummary), tr.SummaryBoundaries(), s.has(ComponentCompressionInfo))
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte, boundaries, compressed bool) {
@@ -73,8 +74,8 @@ func FuzzSummary(f *testing.F) {
 func FuzzFilter(f *testing.F) {
 	addRealSeeds(f, ComponentFilter)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, old := range []bool{false, true} {
-			bf, err := ParseBloomFilter(b, "x", old)
+		for _, v := range []string{"la", "mc", "nb"} {
+			bf, err := ParseBloomFilter(b, "x", version.MustParse(v))
 			if err != nil {
 				return
 			}
@@ -126,9 +127,9 @@ func FuzzHyperLogLog(f *testing.F) {
 		if !s.has(ComponentStatistics) || s.scylla {
 			continue
 		}
-		tr, _ := Traits(s.desc.Version)
+		tr := s.desc.Version
 		r := NewByteReader(statisticsComponent(f, s, 1), "x", ComponentStatistics, 0)
-		if tr.CompactionAncestors {
+		if tr.CompactionAncestors() {
 			r.Skip(4 * int(r.I32()))
 		}
 		if b := r.IntBytes(); r.Err() == nil {

@@ -23,10 +23,7 @@ type indexEntry struct {
 func indexEntries(t testing.TB, s realSSTable) []indexEntry {
 	t.Helper()
 	b := s.read(t, ComponentIndex)
-	tr, err := Traits(s.desc.Version)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := s.desc.Version
 	var out []indexEntry
 	for off := 0; off < len(b); {
 		start := off
@@ -34,7 +31,7 @@ func indexEntries(t testing.TB, s realSSTable) []indexEntry {
 		key := b[off+2 : off+2+n]
 		off += 2 + n
 		var promoted int
-		if tr.OldBloomHashOrder {
+		if tr.OldBloomHashOrder() {
 			off += 8
 			promoted = int(binary.BigEndian.Uint32(b[off:]))
 			off += 4

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/castable-db/castable/sstables/version"
 	"slices"
 	"testing"
 
@@ -69,7 +70,7 @@ func feedSink(t *testing.T, parts []sinkPart, codec compress.Codec, submitAt, pi
 	summary := NewSummaryBuilder(SummaryOptions{MinIndexInterval: 4})
 	var filter *BloomFilter
 	if !keepHashes {
-		if filter, err = NewBloomFilter(int64(len(parts)), 0.01, false); err != nil {
+		if filter, err = NewBloomFilter(int64(len(parts)), 0.01, version.MustParse("mc")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -146,7 +147,7 @@ func directOutput(t *testing.T, parts []sinkPart, codec compress.Codec) sinkOutp
 		t.Fatal(err)
 	}
 	summary := NewSummaryBuilder(SummaryOptions{MinIndexInterval: 4})
-	filter, err := NewBloomFilter(int64(len(parts)), 0.01, false)
+	filter, err := NewBloomFilter(int64(len(parts)), 0.01, version.MustParse("mc"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/castable-db/castable/sstables/version"
 	"math"
 	"testing"
 
@@ -18,17 +19,17 @@ func TestRealSummaryRebuild(t *testing.T) {
 		if !s.has(ComponentSummary) || s.scylla {
 			continue
 		}
-		tr, _ := Traits(s.desc.Version)
+		tr := s.desc.Version
 		want := s.read(t, ComponentSummary)
 		compressed := s.has(ComponentCompressionInfo)
-		sum, err := ParseSummary(want, "x", SummaryReadOptions{Boundaries: tr.SummaryBoundaries, DataCompressed: compressed})
+		sum, err := ParseSummary(want, "x", SummaryReadOptions{Boundaries: tr.SummaryBoundaries(), DataCompressed: compressed})
 		if err != nil {
 			t.Errorf("%s: %v", s.name, err)
 			continue
 		}
 		entries := indexEntries(t, s)
 		opts := SummaryOptions{MinIndexInterval: sum.MinIndexInterval}
-		if tr.SummaryBoundaries {
+		if tr.SummaryBoundaries() {
 			opts.Boundaries = sum.Boundaries
 		}
 		b := NewSummaryBuilder(opts)
@@ -45,7 +46,7 @@ func TestRealSummaryRebuild(t *testing.T) {
 			continue
 		}
 		n++
-		if tr.SummaryBoundaries {
+		if tr.SummaryBoundaries() {
 			// The default trailer is what a 2.2 flush of a small SSTable
 			// writes; the real files match it except the one whose index
 			// boundaries include the Index.db length.
@@ -148,13 +149,13 @@ func TestRealFilterRebuild(t *testing.T) {
 		if !s.has(ComponentFilter) {
 			continue
 		}
-		tr, _ := Traits(s.desc.Version)
+		fv := s.desc.Version // the version whose filter layout the file has
 		if why, ok := swappedFilterHashOrder[s.name]; ok {
 			t.Logf("%s: %s", s.name, why)
-			tr.OldBloomHashOrder = !tr.OldBloomHashOrder
+			fv = version.MustParse("ma")
 		}
 		entries := indexEntries(t, s)
-		real, err := ReadBloomFilter(nil, s.desc, tr.OldBloomHashOrder)
+		real, err := ParseBloomFilter(s.read(t, ComponentFilter), s.desc.Path(ComponentFilter), fv)
 		if err != nil {
 			t.Errorf("%s: %v", s.name, err)
 			continue
@@ -165,7 +166,7 @@ func TestRealFilterRebuild(t *testing.T) {
 				break
 			}
 		}
-		f, err := NewBloomFilter(int64(len(entries)), fpChance(t, s), tr.OldBloomHashOrder)
+		f, err := NewBloomFilter(int64(len(entries)), fpChance(t, s), fv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,17 +211,17 @@ func TestBloomSpec(t *testing.T) {
 	if _, _, err := BloomSpec(100, 1e-6); err == nil {
 		t.Error("fp 1e-6 accepted")
 	}
-	if f, err := NewBloomFilter(10, 1, false); f != nil || err != nil {
+	if f, err := NewBloomFilter(10, 1, version.MustParse("mc")); f != nil || err != nil {
 		t.Error("fp 1 must mean no filter")
 	}
 	for n, words := range map[int64]int{4: 1, 5: 2, 130: 21, 1000000: 156251} {
-		f, _ := NewBloomFilter(n, 0.01, false)
+		f, _ := NewBloomFilter(n, 0.01, version.MustParse("mc"))
 		if f.Words() != words {
 			t.Errorf("n=%d: %d words, want %d", n, f.Words(), words)
 		}
 	}
 	for _, bad := range [][]byte{{}, {0, 0, 0, 5}, {0, 0, 0, 5, 0, 0, 0, 2, 1}, {0, 0, 0, 0, 0, 0, 0, 0}, {0xff, 0, 0, 5, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0}} {
-		if _, err := ParseBloomFilter(bad, "x", false); err == nil {
+		if _, err := ParseBloomFilter(bad, "x", version.MustParse("mc")); err == nil {
 			t.Errorf("%x accepted", bad)
 		}
 	}
@@ -234,10 +235,10 @@ func TestRealHLL(t *testing.T) {
 		if s.scylla || !s.has(ComponentStatistics) {
 			continue
 		}
-		tr, _ := Traits(s.desc.Version)
+		tr := s.desc.Version
 		comp := statisticsComponent(t, s, 1)
 		r := NewByteReader(comp, "x", ComponentStatistics, 0)
-		if tr.CompactionAncestors {
+		if tr.CompactionAncestors() {
 			r.Skip(4 * int(r.I32()))
 		}
 		want := r.IntBytes()
@@ -298,8 +299,8 @@ func firstDiff(a, b []byte) int {
 // compactionOutput reports whether s is an la compaction output (its
 // Statistics.db lists ancestors).
 func compactionOutput(t testing.TB, s realSSTable) bool {
-	tr, _ := Traits(s.desc.Version)
-	if !tr.CompactionAncestors {
+	tr := s.desc.Version
+	if !tr.CompactionAncestors() {
 		return false
 	}
 	return binary.BigEndian.Uint32(statisticsComponent(t, s, 1)) > 0

@@ -326,8 +326,10 @@ func ParseSummary(b []byte, path string, opts SummaryReadOptions) (*Summary, err
 	return s, nil
 }
 
-// ReadSummary reads desc's Summary.db.
+// ReadSummary reads desc's Summary.db; the boundaries trailer is parsed
+// when desc's version has one (opts.Boundaries is set from it).
 func ReadSummary(fsys FS, desc Descriptor, opts SummaryReadOptions) (*Summary, error) {
+	opts.Boundaries = desc.Version.SummaryBoundaries()
 	path := desc.Path(ComponentSummary)
 	b, err := readWholeFile(fsOrDefault(fsys), path, ComponentSummary, maxSummarySize)
 	if err != nil {

@@ -15,8 +15,8 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/big"
 	"github.com/castable-db/castable/sstables/la"
-	"github.com/castable-db/castable/sstables/mc"
 )
 
 // ConvertOptions configure Convert.
@@ -80,7 +80,7 @@ func Convert(ctx context.Context, env *Env, opts ConvertOptions) ([]*sstables.Wr
 	if err != nil {
 		return nil, err
 	}
-	format, err := writeFormat(opts.To, la.Options{ShadowableAsRegular: opts.ShadowableAsRegular})
+	format, err := writeFormat(opts.To)
 	if err != nil {
 		return nil, err
 	}
@@ -196,15 +196,16 @@ func convertOne(ctx context.Context, desc sstables.Descriptor, table *schema.Tab
 		return nil, err
 	}
 	wopts := sstables.WriterOptions{
-		Dir:              opts.Out,
-		Generation:       gen,
-		Compression:      &params,
-		Jobs:             jobs,
-		ScyllaShadowable: opts.ScyllaShadowable,
-		HeaderAllColumns: opts.HeaderAllColumns,
+		Dir:                 opts.Out,
+		Generation:          gen,
+		Compression:         &params,
+		Jobs:                jobs,
+		ScyllaShadowable:    opts.ScyllaShadowable,
+		HeaderAllColumns:    opts.HeaderAllColumns,
+		ShadowableAsRegular: opts.ShadowableAsRegular,
 	}
 	carryOver(r, &wopts)
-	if !wopts.Stats.Known && format.Version() == "mc" {
+	if !wopts.Stats.Known && !format.Version().LegacyCells() {
 		// An input without mc's serialization header (la): take the
 		// minima and the columns from the data, as a flush of that data
 		// would, with a first pass over it.
@@ -361,7 +362,7 @@ func convertParams(desc sstables.Descriptor, opts ConvertOptions) (compress.Para
 // from an mc input, the serialization header's minima and columns.
 func carryOver(r sstables.Reader, o *sstables.WriterOptions) {
 	switch r := r.(type) {
-	case *mc.Reader:
+	case *big.Reader:
 		s := &r.Statistics().Stats
 		o.Metadata = sstables.Metadata{RepairedAt: s.RepairedAt, Level: int(s.Level), CommitLogIntervals: s.CommitLogIntervals}
 		o.ExpectedPartitions = histogramCount(mcHistogram(s.PartitionSizes))
@@ -369,7 +370,7 @@ func carryOver(r sstables.Reader, o *sstables.WriterOptions) {
 			t := r.Table()
 			stats := sstables.DataStats{Known: true, MinTimestamp: h.Stats.MinTimestamp,
 				MinLocalDeletionTime: h.Stats.MinLocalDeletionTime, MinTTL: h.Stats.MinTTL}
-			for _, list := range [][]mc.HeaderColumn{h.Static, h.Regular} {
+			for _, list := range [][]big.HeaderColumn{h.Static, h.Regular} {
 				for _, hc := range list {
 					if c := t.Column(hc.Name); c != nil {
 						stats.Columns = append(stats.Columns, c)

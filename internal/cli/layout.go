@@ -14,8 +14,8 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/big"
 	"github.com/castable-db/castable/sstables/la"
-	"github.com/castable-db/castable/sstables/mc"
 )
 
 // LayoutOptions configure Layout.
@@ -146,8 +146,8 @@ type layoutBlock struct {
 func indexEntries(r sstables.Reader, t *schema.Table, fn func(e *layoutEntry) error) error {
 	var e layoutEntry
 	switch r := r.(type) {
-	case *mc.Reader:
-		return r.Index(func(ie *mc.IndexEntry) error {
+	case *big.Reader:
+		return r.Index(func(ie *big.IndexEntry) error {
 			e = layoutEntry{indexOffset: ie.Offset, key: ie.Key, position: ie.Position, deletion: mutation.Live, blocks: e.blocks[:0]}
 			if pi := ie.Promoted; pi != nil {
 				e.deletion = pi.Deletion

@@ -12,8 +12,8 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/big"
 	"github.com/castable-db/castable/sstables/la"
-	"github.com/castable-db/castable/sstables/mc"
 )
 
 // MetadataOptions configure Metadata.
@@ -33,9 +33,11 @@ type MetadataOptions struct {
 // SSTableMetadata is what castable metadata reports: Statistics.db,
 // CompressionInfo.db (or CRC.db), Summary.db and TOC.txt.
 type SSTableMetadata struct {
-	SSTable     string `json:"sstable"`
-	Version     string `json:"version"`
-	Generation  int    `json:"generation"`
+	SSTable    string `json:"sstable"`
+	Version    string `json:"version"`
+	Generation int    `json:"generation,omitempty"`
+	// UUID is the UUID-based identifier, when the SSTable has one.
+	UUID        string `json:"uuid,omitempty"`
 	Partitioner string `json:"partitioner,omitempty"`
 	// BloomFilterFPChance is 0 for la (which does not record it).
 	BloomFilterFPChance float64 `json:"bloom_filter_fp_chance,omitempty"`
@@ -168,10 +170,10 @@ func ReadMetadata(opts MetadataOptions) (*SSTableMetadata, error) {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	md := &SSTableMetadata{SSTable: strings.TrimSuffix(desc.Filename(""), "-"), Version: desc.Version, Generation: desc.Generation}
+	md := &SSTableMetadata{SSTable: strings.TrimSuffix(desc.Filename(""), "-"), Version: desc.Version.String(), Generation: desc.Generation, UUID: desc.UUID}
 	var tombstones *sstables.StreamingHistogram
 	switch r := r.(type) {
-	case *mc.Reader:
+	case *big.Reader:
 		fillMC(md, r.Statistics(), table)
 		tombstones = sstables.NewStreamingHistogram(0)
 		for _, b := range r.Statistics().Stats.TombstoneDropTimes {
@@ -193,7 +195,7 @@ func ReadMetadata(opts MetadataOptions) (*SSTableMetadata, error) {
 	return md, nil
 }
 
-func fillMC(md *SSTableMetadata, st *mc.Statistics, t *schema.Table) {
+func fillMC(md *SSTableMetadata, st *big.Statistics, t *schema.Table) {
 	s := &st.Stats
 	md.Partitioner = st.Partitioner
 	md.BloomFilterFPChance = st.BloomFilterFPChance
@@ -255,10 +257,6 @@ func fillLA(md *SSTableMetadata, st *la.Statistics, t *schema.Table) {
 
 // fillFiles adds CompressionInfo.db or CRC.db, Summary.db and TOC.txt.
 func fillFiles(md *SSTableMetadata, desc sstables.Descriptor, t *schema.Table) error {
-	traits, err := sstables.Traits(desc.Version)
-	if err != nil {
-		return err
-	}
 	md.Compression.DataFileSize = fileSize(desc.Path(sstables.ComponentData))
 	compressed := fileExists(desc.Path(sstables.ComponentCompressionInfo))
 	if compressed {
@@ -288,7 +286,7 @@ func fillFiles(md *SSTableMetadata, desc sstables.Descriptor, t *schema.Table) e
 		}
 	}
 	if fileExists(desc.Path(sstables.ComponentSummary)) {
-		s, err := sstables.ReadSummary(nil, desc, sstables.SummaryReadOptions{Boundaries: traits.SummaryBoundaries, DataCompressed: compressed})
+		s, err := sstables.ReadSummary(nil, desc, sstables.SummaryReadOptions{DataCompressed: compressed})
 		if err != nil {
 			return err
 		}
@@ -317,7 +315,7 @@ func fileExists(path string) bool {
 
 // mcHistogram converts Statistics.db's serialized pairs (the lower bound of
 // each bucket but the first, and its count) to upper bounds.
-func mcHistogram(pairs []mc.HistogramBucket) []HistogramBucket {
+func mcHistogram(pairs []big.HistogramBucket) []HistogramBucket {
 	out := make([]HistogramBucket, 0, len(pairs))
 	for i, p := range pairs {
 		if i+1 < len(pairs) {

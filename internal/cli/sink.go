@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/flush"
 	"github.com/castable-db/castable/memtable"
 	"github.com/castable-db/castable/mutation"
@@ -20,15 +19,12 @@ import (
 
 // sinkOptions configure a memtableSink.
 type sinkOptions struct {
-	format         sstables.Format
-	dir            string
-	generation     int // of the first SSTable
-	compression    compress.Params
-	jobs           int
+	format sstables.Format
+	// writer are the options of every SSTable written; its Generation is
+	// the first SSTable's, and each next one takes the next generation.
+	writer         sstables.WriterOptions
 	memtableSize   int64 // 0: DefaultMemtableSize
 	maxSSTableSize int64 // 0: no cap
-	headerAll      bool
-	scyllaShadow   bool
 	// verbatim stores partitions as given (memtable.Options.NoPurge): JSON
 	// input is SSTable content, not statements.
 	verbatim bool
@@ -108,7 +104,7 @@ func (s *memtableSink) rotate() error {
 // flusher writes the memtables it receives, one at a time.
 func (s *memtableSink) flusher() {
 	defer close(s.done)
-	gen := s.opts.generation
+	gen := s.opts.writer.Generation
 	for f := range s.queue {
 		if s.failed.Load() {
 			continue
@@ -183,15 +179,8 @@ func removeSSTables(results []*sstables.WriteResult) error {
 // flushFrozen writes f as one SSTable of generation gen (flush.Flush), or,
 // with a size cap, as several of successive generations.
 func (s *memtableSink) flushFrozen(f *memtable.Frozen, gen int) ([]*sstables.WriteResult, error) {
-	opts := flush.Options{
-		Format:           s.opts.format,
-		Dir:              s.opts.dir,
-		Generation:       gen,
-		Compression:      &s.opts.compression,
-		Jobs:             s.opts.jobs,
-		HeaderAllColumns: s.opts.headerAll,
-		ScyllaShadowable: s.opts.scyllaShadow,
-	}
+	opts := flush.Options{Format: s.opts.format, WriterOptions: s.opts.writer}
+	opts.Generation = gen
 	if s.opts.maxSSTableSize <= 0 {
 		res, err := flush.Flush(s.ctx, f, opts)
 		if err != nil {
@@ -209,15 +198,9 @@ func (s *memtableSink) flushFrozen(f *memtable.Frozen, gen int) ([]*sstables.Wri
 // are sized from each SSTable's real partition count.
 func splitFlush(ctx context.Context, f *memtable.Frozen, opts flush.Options, maxData int64) ([]*sstables.WriteResult, error) {
 	fsys := &countingFS{FS: sstables.OSFS}
-	wopts := sstables.WriterOptions{
-		Dir:              opts.Dir,
-		FS:               fsys,
-		Compression:      opts.Compression,
-		Jobs:             opts.Jobs,
-		Stats:            flush.DataStats(f),
-		HeaderAllColumns: opts.HeaderAllColumns,
-		ScyllaShadowable: opts.ScyllaShadowable,
-	}
+	wopts := opts.WriterOptions
+	wopts.FS = fsys
+	wopts.Stats = flush.DataStats(f)
 	var out []*sstables.WriteResult
 	var w sstables.Writer
 	gen := opts.Generation

@@ -12,7 +12,6 @@ import (
 	"github.com/castable-db/castable/cql"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
-	"github.com/castable-db/castable/sstables/la"
 )
 
 // Defaults of WriteOptions.
@@ -146,7 +145,7 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 	if err := setPartitioner(sch, opts.Partitioner); err != nil {
 		return nil, err
 	}
-	format, err := writeFormat(opts.Format, la.Options{ShadowableAsRegular: opts.ShadowableAsRegular})
+	format, err := writeFormat(opts.Format)
 	if err != nil {
 		return nil, err
 	}
@@ -181,15 +180,18 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 	counted := &countingReader{r: in, prog: prog}
 
 	sink := newMemtableSink(ctx, table, sinkOptions{
-		format:         format,
-		dir:            opts.Out,
-		generation:     gen,
-		compression:    params,
-		jobs:           opts.Jobs,
+		format: format,
+		writer: sstables.WriterOptions{
+			Dir:                 opts.Out,
+			Generation:          gen,
+			Compression:         &params,
+			Jobs:                opts.Jobs,
+			HeaderAllColumns:    opts.HeaderAllColumns,
+			ScyllaShadowable:    opts.ScyllaShadowable,
+			ShadowableAsRegular: opts.ShadowableAsRegular,
+		},
 		memtableSize:   opts.MemtableSize,
 		maxSSTableSize: opts.MaxSSTableSize,
-		headerAll:      opts.HeaderAllColumns,
-		scyllaShadow:   opts.ScyllaShadowable,
 		verbatim:       opts.Input != "",
 		now:            now,
 		progress:       prog,

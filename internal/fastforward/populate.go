@@ -93,12 +93,12 @@ type Population struct {
 
 // Key names the configuration: "<dataset>/<format>/<codec>".
 func (p *Population) Key() string {
-	return p.Dataset.Name + "/" + p.Config.Format.Version() + "/" + p.Config.Codec.String()
+	return p.Dataset.Name + "/" + p.Config.Format.Version().String() + "/" + p.Config.Codec.String()
 }
 
 // TableDir is where a configuration's SSTables go.
 func TableDir(base string, d *Dataset, f sstables.Format, codec compress.Codec) string {
-	return filepath.Join(base, "ks", d.TableName()+"-"+f.Version()+"-"+codec.String())
+	return filepath.Join(base, "ks", d.TableName()+"-"+f.Version().String()+"-"+codec.String())
 }
 
 // value returns the dataset's value blob: random bytes, the same for every
@@ -140,8 +140,13 @@ func Populate(ctx context.Context, d *Dataset, cfg Config) (*Population, error) 
 	var frags int64
 	flushNow := func() error {
 		s, err := measureFlush(ctx, m, flush.Options{
-			Format: cfg.Format, Dir: pop.Dir, Generation: generation,
-			Compression: params, Jobs: cfg.Jobs,
+			Format: cfg.Format,
+			WriterOptions: sstables.WriterOptions{
+				Dir:         pop.Dir,
+				Generation:  generation,
+				Compression: params,
+				Jobs:        cfg.Jobs,
+			},
 		})
 		if err != nil {
 			return err

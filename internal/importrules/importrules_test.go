@@ -27,17 +27,20 @@ var allowed = map[string][]string{
 	"cql":               {"schema", "mutation", "dht"},
 	"jsondump":          {"schema", "mutation", "dht"},
 	"memtable":          {"schema", "mutation", "dht", "internal/prefetch"},
-	"sstables":          {"compress", "checksummer", "schema", "mutation", "dht", "internal/prefetch"},
-	"sstables/mc":       {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
-	"sstables/la":       {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
-	"flush":             {"memtable", "sstables", "compress", "checksummer", "schema", "mutation", "dht"},
+	"sstables/version":  {},
+	"sstables":          {"compress", "checksummer", "schema", "mutation", "dht", "internal/prefetch", "sstables/version"},
+	"sstables/big":      {"sstables", "sstables/version", "compress", "checksummer", "schema", "mutation", "dht"},
+	"sstables/la":       {"sstables", "sstables/version", "compress", "checksummer", "schema", "mutation", "dht"},
+	"sstables/mc":       {"sstables", "sstables/version", "sstables/big", "schema"}, // a thin face over big
+	"sstables/formats":  {"sstables/big", "sstables/la"},
+	"flush":             {"memtable", "sstables", "sstables/version", "compress", "checksummer", "schema", "mutation", "dht"},
 	"internal/faultfs":  {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
 	"internal/memfs":    {"sstables"},
 	"internal/prefetch": {},
 
 	"internal/bytecomparable": {},
 	"sstables/internal/trie":  {},
-	"sstables/bti":            {"schema", "mutation", "dht", "sstables", "sstables/internal/trie", "internal/bytecomparable"},
+	"sstables/bti":            {"schema", "mutation", "dht", "sstables", "sstables/version", "sstables/internal/trie", "internal/bytecomparable"},
 }
 
 type pkg struct {

@@ -35,7 +35,7 @@ func TestPromotedIndexBlocks(t *testing.T) {
 			TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime}}
 		p.Rows = append(p.Rows, r)
 	}
-	d, err := writeLA(t, Format{}, table, []*mutation.Partition{p}, t.TempDir(), compress.Params{Codec: compress.LZ4})
+	d, err := writeLA(t, false, table, []*mutation.Partition{p}, t.TempDir(), compress.Params{Codec: compress.LZ4})
 	if err != nil {
 		t.Fatal(err)
 	}

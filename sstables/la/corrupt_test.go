@@ -224,7 +224,7 @@ func loadFixture(t testing.TB, f fixture) (*memfs.FS, sstables.Descriptor) {
 	t.Helper()
 	src := f.desc(t)
 	m := memfs.New()
-	d := sstables.Descriptor{Dir: "/t", Version: "la", Generation: f.gen}
+	d := sstables.Descriptor{Dir: "/t", Version: Version, Generation: f.gen}
 	entries, err := os.ReadDir(src.Dir)
 	if err != nil {
 		t.Fatal(err)

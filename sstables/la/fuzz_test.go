@@ -207,7 +207,7 @@ func FuzzOpen(f *testing.F) {
 	})
 	f.Fuzz(func(t *testing.T, sel byte, data, index, stats, summary, filter, compression, crc, digest []byte) {
 		m := memfs.New()
-		d := sstables.Descriptor{Dir: "/t", Version: "la", Generation: 1}
+		d := sstables.Descriptor{Dir: "/t", Version: Version, Generation: 1}
 		for i, b := range [][]byte{data, index, stats, summary, filter, compression, crc, digest} {
 			if len(b) > 0 {
 				m.Set(d.Path(comps[i]), b)

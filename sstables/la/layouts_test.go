@@ -24,7 +24,7 @@ func roundTrip(t *testing.T, table *schema.Table, doc string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := writeLA(t, Format{}, table, parts, t.TempDir(), compress.Params{Codec: compress.None})
+	d, err := writeLA(t, false, table, parts, t.TempDir(), compress.Params{Codec: compress.None})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestUnrepresentable(t *testing.T) {
 			if p.Static.Cells == nil && p.Static.Deletion == (mutation.DeletionTime{}) {
 				p.Static = mutation.NewRow(nil)
 			}
-			_, err := writeLA(t, Format{}, table, []*mutation.Partition{&p}, t.TempDir(), compress.Params{})
+			_, err := writeLA(t, false, table, []*mutation.Partition{&p}, t.TempDir(), compress.Params{})
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "partition ") {
 				t.Fatalf("got %v, want an error naming the partition and %q", err, c.want)
 			}

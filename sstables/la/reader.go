@@ -10,6 +10,7 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // maxStatisticsSize bounds the Statistics.db a reader loads.
@@ -42,7 +43,7 @@ type Reader struct {
 // readableVersion reports whether the la reader accepts files of version
 // v: la, Cassandra 2.1's identical ka (renamed), and 2.2.7+'s lb, whose
 // Statistics.db only adds a commit log lower bound.
-func readableVersion(v string) bool { return v == "la" || v == "ka" || v == "lb" }
+func readableVersion(v version.Version) bool { return v.LegacyCells() }
 
 // Open opens the SSTable desc. table names and types the columns; when it
 // is nil the reader infers a table from the SSTable itself (see
@@ -50,7 +51,7 @@ func readableVersion(v string) bool { return v == "la" || v == "ka" || v == "lb"
 // Data.db, which takes one extra pass over the file.
 func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOptions) (*Reader, error) {
 	if !readableVersion(desc.Version) {
-		return nil, fmt.Errorf("la: cannot read SSTable version %q", desc.Version)
+		return nil, fmt.Errorf("la: cannot read SSTable version %s", desc.Version)
 	}
 	fsys := opts.FS
 	if fsys == nil {
@@ -90,9 +91,7 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 // loadLookup returns Summary.db and Filter.db (nil when absent), read
 // once, on the first lookup: a scan does not need them.
 func (r *Reader) loadLookup() (*sstables.Summary, *sstables.BloomFilter, error) {
-	return r.lookup.Load(r.fsys, r.desc, sstables.SummaryReadOptions{
-		Boundaries: true, DataCompressed: r.data.CompressionInfo() != nil,
-	}, true)
+	return r.lookup.Load(r.fsys, r.desc, sstables.SummaryReadOptions{DataCompressed: r.data.CompressionInfo() != nil})
 }
 
 // readFile reads a whole small component, refusing more than limit bytes.

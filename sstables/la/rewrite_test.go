@@ -204,12 +204,12 @@ func matchingChunks(gi *sstables.CompressionInfo, got []byte, wi *sstables.Compr
 // size of d's Filter.db (which is all the count decides).
 func expectedKeysOf(t testing.TB, d sstables.Descriptor) int64 {
 	t.Helper()
-	f, err := sstables.ReadBloomFilter(nil, d, true)
+	f, err := sstables.ReadBloomFilter(nil, d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for n := int64(1); n < 1<<20; n++ {
-		g, err := sstables.NewBloomFilter(n, defaultFPChance, true)
+		g, err := sstables.NewBloomFilter(n, defaultFPChance, Version)
 		if err != nil {
 			t.Fatal(err)
 		}

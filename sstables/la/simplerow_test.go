@@ -25,7 +25,7 @@ func TestSimpleRowPathMatchesGeneral(t *testing.T) {
 	}
 	run := func(simple bool, seed uint64) result {
 		r := rand.New(rand.NewPCG(seed, 2))
-		pw := newPartitionWriter(table, Options{})
+		pw := newPartitionWriter(table, false)
 		pw.ci.blockSize = 4096
 		pw.noSimpleRows = !simple
 		var res result

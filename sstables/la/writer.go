@@ -80,8 +80,9 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 	if table == nil {
 		return nil, errors.New("la: NewWriter needs a table")
 	}
-	if opts.Dir == "" || opts.Generation <= 0 {
-		return nil, fmt.Errorf("la: WriterOptions need Dir and a Generation > 0 (got %q, %d)", opts.Dir, opts.Generation)
+	desc, err := opts.Descriptor(Version)
+	if err != nil {
+		return nil, err
 	}
 	if opts.FS == nil {
 		opts.FS = sstables.OSFS
@@ -120,8 +121,8 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 		opts:       opts,
 		laOpts:     laOpts,
 		params:     params,
-		desc:       sstables.Descriptor{Dir: opts.Dir, Version: Version, Generation: opts.Generation},
-		pw:         newPartitionWriter(table, laOpts),
+		desc:       desc,
+		pw:         newPartitionWriter(table, opts.ShadowableAsRegular),
 		fp:         table.Options.BloomFilterFPChance,
 	}
 	if w.fp == 0 {
@@ -141,7 +142,7 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 	})
 	if w.fp < 1 && opts.ExpectedPartitions > 0 {
 		var err error
-		if w.filter, err = sstables.NewBloomFilter(opts.ExpectedPartitions, w.fp, true); err != nil {
+		if w.filter, err = sstables.NewBloomFilter(opts.ExpectedPartitions, w.fp, Version); err != nil {
 			return nil, fmt.Errorf("la: %w", err)
 		}
 	}
@@ -407,7 +408,7 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 	}
 	if w.fp < 1 {
 		if w.filter == nil {
-			if w.filter, err = sstables.NewBloomFilter(w.parts, w.fp, true); err != nil {
+			if w.filter, err = sstables.NewBloomFilter(w.parts, w.fp, Version); err != nil {
 				return nil, w.fail(fmt.Errorf("la: %w", err))
 			}
 			for i := 0; i+1 < len(sinkRes.Hashes); i += 2 {

@@ -1,0 +1,119 @@
+package big
+
+import (
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/version"
+)
+
+// auxBuilders holds what is fed once per partition besides Data.db and
+// Index.db: Summary.db, Filter.db, the HyperLogLog++ cardinality and the
+// histograms of Statistics.db. The partition sink feeds the summary, filter,
+// cardinality and the size and cell histograms on its goroutine (keys are
+// hashed once: the writer passes the Murmur3 halves it computed for the
+// token); the writer's goroutine feeds the tombstone histogram.
+type auxBuilders struct {
+	v        version.Version
+	fpChance float64
+	summary  *sstables.SummaryBuilder
+	filter   *sstables.BloomFilter
+	// sizeFilter says the filter is sized at Finish (ExpectedPartitions
+	// 0) from the keys' Murmur3 halves the sink keeps.
+	sizeFilter bool
+	hll        *sstables.HyperLogLog
+	sizes      *sstables.EstimatedHistogram
+	cells      *sstables.EstimatedHistogram
+	tombstones *sstables.StreamingHistogram
+	err        error
+}
+
+// tombstoneRoundSeconds is the granularity of the tombstone drop-time
+// histogram: Cassandra 3.11 rounds every local deletion time up to a
+// multiple of 60 s (CASSANDRA-13038).
+const tombstoneRoundSeconds = 60
+
+func newAuxBuilders(v version.Version, table *schema.Table, opts *sstables.WriterOptions) *auxBuilders {
+	fp := table.Options.BloomFilterFPChance
+	if fp == 0 {
+		fp = 0.01
+	}
+	a := &auxBuilders{
+		v:        v,
+		fpChance: fp,
+		summary: sstables.NewSummaryBuilder(sstables.SummaryOptions{
+			MinIndexInterval: table.Options.MinIndexInterval,
+			ExpectedKeys:     opts.ExpectedPartitions,
+		}),
+		hll:        sstables.NewHyperLogLog(),
+		sizes:      sstables.NewEstimatedHistogram(sstables.PartitionSizeOffsets),
+		cells:      sstables.NewEstimatedHistogram(sstables.CellCountOffsets),
+		tombstones: sstables.NewStreamingHistogram(sstables.DefaultStreamingHistogramBins),
+	}
+	if fp < 1 {
+		if opts.ExpectedPartitions > 0 {
+			a.filter, a.err = sstables.NewBloomFilter(opts.ExpectedPartitions, fp, v)
+		} else {
+			a.sizeFilter = true
+		}
+	}
+	return a
+}
+
+// addDropTime records a local deletion time in the tombstone histogram.
+func (a *auxBuilders) addDropTime(ldt int32) {
+	p := int64(ldt)
+	if r := p % tombstoneRoundSeconds; r != 0 {
+		p += tombstoneRoundSeconds - r
+	}
+	a.tombstones.Update(float64(p))
+}
+
+// finish returns Summary.db and Filter.db; hashes are the keys' Murmur3
+// halves (h1, h2 pairs) when the filter is sized now.
+func (a *auxBuilders) finish(hashes []uint64) ([]componentBytes, error) {
+	if a.err != nil {
+		return nil, a.err
+	}
+	b, err := a.summary.AppendTo(nil)
+	if err != nil {
+		return nil, err
+	}
+	out := []componentBytes{{sstables.ComponentSummary, b}}
+	if a.sizeFilter {
+		n := int64(len(hashes) / 2)
+		if a.filter, err = sstables.NewBloomFilter(n, a.fpChance, a.v); err != nil {
+			return nil, err
+		}
+		for i := 0; i+1 < len(hashes); i += 2 {
+			a.filter.AddHash(hashes[i], hashes[i+1])
+		}
+	}
+	if a.filter != nil {
+		out = append(out, componentBytes{sstables.ComponentFilter, a.filter.AppendTo(nil)})
+	}
+	return out, nil
+}
+
+func (a *auxBuilders) cardinality() []byte { return a.hll.AppendTo(nil) }
+
+func buckets(h *sstables.EstimatedHistogram) []HistogramBucket {
+	offsets, counts := h.Offsets(), h.Buckets()
+	out := make([]HistogramBucket, len(counts))
+	for i, c := range counts {
+		out[i] = HistogramBucket{Offset: offsets[max(i-1, 0)], Count: c}
+	}
+	return out
+}
+
+func (a *auxBuilders) histograms() (sizes, cells []HistogramBucket) {
+	return buckets(a.sizes), buckets(a.cells)
+}
+
+func (a *auxBuilders) tombstoneHistogram() (int32, []TombstoneBin) {
+	points, counts := a.tombstones.Bins()
+	bins := make([]TombstoneBin, len(points))
+	for i, p := range points {
+		bins[i] = TombstoneBin{Point: p, Count: counts[i]}
+	}
+	return int32(a.tombstones.MaxBins()), bins
+}
