@@ -239,7 +239,7 @@ func stripPositions(v any) any {
 
 // mergeByKey merges the mutations of one table into partitions in sstable
 // order, as a memtable would.
-func mergeByKey(t *testing.T, tab *schema.Table, ms []Mutation, now int32) []*mutation.Partition {
+func mergeByKey(t *testing.T, tab *schema.Table, ms []Mutation, now int64) []*mutation.Partition {
 	t.Helper()
 	byKey := map[string]*mutation.Partition{}
 	var order []*mutation.Partition

@@ -218,7 +218,7 @@ func (m *Memtable) merge(e *entry, cp *mutation.Partition) (int64, error) {
 			before += rowDataSize(r)
 		}
 	}
-	if err := mutation.Merge(t, old, cp, int32(m.now().Unix())); err != nil {
+	if err := mutation.Merge(t, old, cp, m.now().Unix()); err != nil {
 		return 0, err
 	}
 	after := rowDataSize(&old.Static) + markersDataSize(old.Markers)

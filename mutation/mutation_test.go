@@ -136,7 +136,7 @@ func TestBoundKindHelpers(t *testing.T) {
 	}
 }
 
-func del(ts int64, ldt int32) DeletionTime {
+func del(ts int64, ldt int64) DeletionTime {
 	return DeletionTime{MarkedForDeleteAt: ts, LocalDeletionTime: ldt}
 }
 

@@ -195,7 +195,7 @@ type DataStats struct {
 	MinTimestamp int64
 	// MinLocalDeletionTime is the smallest local deletion time of any
 	// tombstone or expiring cell/liveness (s).
-	MinLocalDeletionTime int32
+	MinLocalDeletionTime int64
 	// MinTTL is the smallest TTL of any expiring cell/liveness (s).
 	MinTTL int32
 	// Columns are the static and regular columns that occur in the data

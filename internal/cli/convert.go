@@ -369,7 +369,7 @@ func carryOver(r sstables.Reader, o *sstables.WriterOptions) {
 		if h := r.Header(); h != nil {
 			t := r.Table()
 			stats := sstables.DataStats{Known: true, MinTimestamp: h.Stats.MinTimestamp,
-				MinLocalDeletionTime: h.Stats.MinLocalDeletionTime, MinTTL: h.Stats.MinTTL}
+				MinLocalDeletionTime: h.Stats.LocalDeletionTime(0), MinTTL: h.Stats.MinTTL}
 			for _, list := range [][]big.HeaderColumn{h.Static, h.Regular} {
 				for _, hc := range list {
 					if c := t.Column(hc.Name); c != nil {

@@ -62,8 +62,8 @@ type csvLoader struct {
 	null    string
 	ts      int64
 	ttl     int32
-	expires int32
-	now     int32
+	expires int64
+	now     int64
 
 	pk, ck      []int // field index of each partition key / clustering column
 	static, reg []int // field indexes of static and regular columns, in column order
@@ -130,7 +130,7 @@ func loadCSV(r io.Reader, name string, t *schema.Table, opts CSVOptions, ts int6
 	if ttl < 0 {
 		return 0, Usagef("--ttl %d: must not be negative", opts.TTL)
 	}
-	l, err := newCSVLoader(t, names, ts, ttl, int32(now.Unix()))
+	l, err := newCSVLoader(t, names, ts, ttl, now.Unix())
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", name, err)
 	}
@@ -214,10 +214,10 @@ func cqlshColumnOrder(t *schema.Table) []string {
 	return append(names, rest...)
 }
 
-func newCSVLoader(t *schema.Table, names []string, ts int64, ttl, now int32) (*csvLoader, error) {
+func newCSVLoader(t *schema.Table, names []string, ts int64, ttl int32, now int64) (*csvLoader, error) {
 	l := &csvLoader{t: t, ts: ts, ttl: ttl, now: now, expires: mutation.NoDeletionTime}
 	if ttl > 0 {
-		l.expires = now + ttl
+		l.expires = now + int64(ttl)
 	}
 	l.pk = make([]int, len(t.PartitionKey))
 	l.ck = make([]int, len(t.Clustering))

@@ -42,10 +42,12 @@ type SSTableMetadata struct {
 	// BloomFilterFPChance is 0 for la (which does not record it).
 	BloomFilterFPChance float64 `json:"bloom_filter_fp_chance,omitempty"`
 
-	MinTimestamp         int64  `json:"min_timestamp"`
-	MaxTimestamp         int64  `json:"max_timestamp"`
-	MinLocalDeletionTime *int32 `json:"min_local_deletion_time,omitempty"`
-	MaxLocalDeletionTime int32  `json:"max_local_deletion_time"`
+	MinTimestamp int64 `json:"min_timestamp"`
+	MaxTimestamp int64 `json:"max_timestamp"`
+	// MinLocalDeletionTime and MaxLocalDeletionTime are as stored
+	// (2147483647, or 4294967295 from oa on, for none).
+	MinLocalDeletionTime *int64 `json:"min_local_deletion_time,omitempty"`
+	MaxLocalDeletionTime int64  `json:"max_local_deletion_time"`
 	MinTTL               *int32 `json:"min_ttl,omitempty"`
 	MaxTTL               *int32 `json:"max_ttl,omitempty"`
 
@@ -200,8 +202,9 @@ func fillMC(md *SSTableMetadata, st *big.Statistics, t *schema.Table) {
 	md.Partitioner = st.Partitioner
 	md.BloomFilterFPChance = st.BloomFilterFPChance
 	md.MinTimestamp, md.MaxTimestamp = s.MinTimestamp, s.MaxTimestamp
-	md.MinLocalDeletionTime = &s.MinLocalDeletionTime
-	md.MaxLocalDeletionTime = s.MaxLocalDeletionTime
+	minLDT := int64(sstables.LegacyDeletionTime(s.MinLocalDeletionTime))
+	md.MinLocalDeletionTime = &minLDT
+	md.MaxLocalDeletionTime = int64(sstables.LegacyDeletionTime(s.MaxLocalDeletionTime))
 	md.MinTTL, md.MaxTTL = &s.MinTTL, &s.MaxTTL
 	md.Compression.Ratio = s.CompressionRatio
 	md.Level, md.RepairedAt = s.Level, s.RepairedAt
@@ -236,7 +239,7 @@ func fillLA(md *SSTableMetadata, st *la.Statistics, t *schema.Table) {
 	md.Partitioner = st.Validation.Partitioner
 	md.BloomFilterFPChance = st.Validation.BloomFilterFPChance
 	md.MinTimestamp, md.MaxTimestamp = st.MinTimestamp, st.MaxTimestamp
-	md.MaxLocalDeletionTime = st.MaxLocalDeletionTime
+	md.MaxLocalDeletionTime = int64(st.MaxLocalDeletionTime)
 	md.Compression.Ratio = st.CompressionRatio
 	md.Level, md.RepairedAt = st.Level, st.RepairedAt
 	rp := st.ReplayPosition

@@ -113,11 +113,13 @@ func (md *SSTableMetadata) WriteText(w io.Writer) error {
 }
 
 // deletionTime renders a local deletion time; Integer.MAX_VALUE means none.
-func deletionTime(v int32) string {
-	if v == 1<<31-1 {
+// deletionTime renders a stored local deletion time (Integer.MAX_VALUE,
+// or from oa 0xFFFFFFFF, for none).
+func deletionTime(v int64) string {
+	if v == 1<<31-1 || v == 1<<32-1 {
 		return fmt.Sprintf("%d (no deletion)", v)
 	}
-	return fmt.Sprintf("%d (%s)", v, isoSeconds(int64(v)))
+	return fmt.Sprintf("%d (%s)", v, isoSeconds(v))
 }
 
 // drawHistogram prints the non-empty buckets with bars scaled to the

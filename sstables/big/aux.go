@@ -60,8 +60,8 @@ func newAuxBuilders(v version.Version, table *schema.Table, opts *sstables.Write
 }
 
 // addDropTime records a local deletion time in the tombstone histogram.
-func (a *auxBuilders) addDropTime(ldt int32) {
-	p := int64(ldt)
+func (a *auxBuilders) addDropTime(ldt int64) {
+	p := ldt
 	if r := p % tombstoneRoundSeconds; r != 0 {
 		p += tombstoneRoundSeconds - r
 	}

@@ -19,7 +19,7 @@ type collector struct {
 	tsSet              bool
 	minTS, maxTS       int64
 	ldtSet             bool
-	minLDT, maxLDT     int32
+	minLDT, maxLDT     int64
 	ttlSet             bool
 	minTTL, maxTTL     int32
 	minClust, maxClust [][]byte
@@ -30,10 +30,10 @@ type collector struct {
 
 	// dropTime receives every local deletion time other than
 	// NoDeletionTime (the tombstone histogram).
-	dropTime func(ldt int32)
+	dropTime func(ldt int64)
 }
 
-func newCollector(clusteringTypes []*schema.Type, dropTime func(int32)) *collector {
+func newCollector(clusteringTypes []*schema.Type, dropTime func(int64)) *collector {
 	n := len(clusteringTypes)
 	return &collector{
 		clusteringTypes: clusteringTypes,
@@ -53,7 +53,7 @@ func (c *collector) timestamp(ts int64) {
 	c.maxTS = max(c.maxTS, ts)
 }
 
-func (c *collector) localDeletionTime(ldt int32) {
+func (c *collector) localDeletionTime(ldt int64) {
 	if !c.ldtSet {
 		c.ldtSet, c.minLDT, c.maxLDT = true, ldt, ldt
 	} else {
@@ -154,7 +154,7 @@ func (c *collector) timestamps() (int64, int64) {
 	return c.minTS, c.maxTS
 }
 
-func (c *collector) localDeletionTimes() (int32, int32) {
+func (c *collector) localDeletionTimes() (int64, int64) {
 	if !c.ldtSet {
 		return mutation.NoDeletionTime, mutation.NoDeletionTime
 	}

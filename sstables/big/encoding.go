@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/sstables"
 )
 
 // EncodingStats are the minima that times inside rows and markers are
@@ -17,10 +18,21 @@ import (
 // A delta is computed with the same widths: timestamps in 64 bits, local
 // deletion times and TTLs in 32 bits then sign-extended, and the 64-bit
 // pattern is written as an unsigned vint (a negative delta takes 9 bytes).
+//
+// MinLocalDeletionTime is the 32-bit value as stored. Local deletion times
+// are int64 in memory (mutation.NoDeletionTime for none); a delta is taken
+// between 32-bit values: before oa the signed form, where "none" is
+// Integer.MAX_VALUE (sstables.LegacyDeletionTime); from oa
+// (UnsignedDeletionTimes) the low 32 bits of the int64, where "none" is
+// Long.MAX_VALUE, so that a live complex deletion's delta is
+// (int)(Long.MAX_VALUE − min), as Cassandra 5.0 computes it.
 type EncodingStats struct {
 	MinTimestamp         int64
 	MinLocalDeletionTime int32
 	MinTTL               int32
+	// UnsignedDeletionTimes says local deletion times are oa's unsigned
+	// 32-bit values (version.UIntDeletionTime).
+	UnsignedDeletionTimes bool
 }
 
 // The epochs of EncodingStats (2015-09-22T00:00:00Z in µs and s) — the
@@ -46,9 +58,17 @@ func (s *EncodingStats) appendTimestamp(dst []byte, ts int64) []byte {
 	return appendUvint(dst, uint64(ts-s.MinTimestamp))
 }
 
+// ldt32 is ldt's 32-bit value for delta encoding.
+func (s *EncodingStats) ldt32(ldt int64) int32 {
+	if s.UnsignedDeletionTimes {
+		return int32(ldt)
+	}
+	return sstables.LegacyDeletionTime(ldt)
+}
+
 // appendLocalDeletionTime appends ldt as a delta (32-bit, sign-extended).
-func (s *EncodingStats) appendLocalDeletionTime(dst []byte, ldt int32) []byte {
-	return appendUvint(dst, uint64(int64(ldt-s.MinLocalDeletionTime)))
+func (s *EncodingStats) appendLocalDeletionTime(dst []byte, ldt int64) []byte {
+	return appendUvint(dst, uint64(int64(s.ldt32(ldt)-s.MinLocalDeletionTime)))
 }
 
 // appendTTL appends ttl as a delta (32-bit, sign-extended).
@@ -66,9 +86,17 @@ func (s *EncodingStats) appendDeletionTime(dst []byte, d mutation.DeletionTime) 
 // timestamp decodes a timestamp delta.
 func (s *EncodingStats) timestamp(u uint64) int64 { return int64(u) + s.MinTimestamp }
 
+// LocalDeletionTime returns the local deletion time of a delta u (0 gives
+// the minimum itself, in memory form).
+func (s *EncodingStats) LocalDeletionTime(u uint64) int64 { return s.localDeletionTime(u) }
+
 // localDeletionTime decodes a local deletion time delta.
-func (s *EncodingStats) localDeletionTime(u uint64) int32 {
-	return int32(uint32(u)) + s.MinLocalDeletionTime
+func (s *EncodingStats) localDeletionTime(u uint64) int64 {
+	v := int32(uint32(u)) + s.MinLocalDeletionTime
+	if s.UnsignedDeletionTimes {
+		return sstables.FromUnsignedDeletionTime(uint32(v))
+	}
+	return sstables.FromLegacyDeletionTime(v)
 }
 
 // ttl decodes a TTL delta.
@@ -86,14 +114,14 @@ func (s *EncodingStats) appendHeader(dst []byte) []byte {
 // partition header and Index.db: i32 localDeletionTime, i64
 // markedForDeleteAt, big-endian.
 func appendFixedDeletionTime(dst []byte, d mutation.DeletionTime) []byte {
-	dst = binary.BigEndian.AppendUint32(dst, uint32(d.LocalDeletionTime))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(sstables.LegacyDeletionTime(d.LocalDeletionTime)))
 	return binary.BigEndian.AppendUint64(dst, uint64(d.MarkedForDeleteAt))
 }
 
 // decodeFixedDeletionTime decodes the fixed form; b must hold 12 bytes.
 func decodeFixedDeletionTime(b []byte) mutation.DeletionTime {
 	return mutation.DeletionTime{
-		LocalDeletionTime: int32(binary.BigEndian.Uint32(b)),
+		LocalDeletionTime: sstables.FromLegacyDeletionTime(int32(binary.BigEndian.Uint32(b))),
 		MarkedForDeleteAt: int64(binary.BigEndian.Uint64(b[4:])),
 	}
 }

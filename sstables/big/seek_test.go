@@ -290,7 +290,7 @@ func seekPartition(t testing.TB, table *schema.Table, pk int, nRows int) *mutati
 		}
 	}
 	del := func(i int) mutation.DeletionTime {
-		return mutation.DeletionTime{MarkedForDeleteAt: int64(2000 + i), LocalDeletionTime: int32(1600000000 + i)}
+		return mutation.DeletionTime{MarkedForDeleteAt: int64(2000 + i), LocalDeletionTime: int64(1600000000 + i)}
 	}
 	one := func(v int) mutation.Clustering { return mutation.Clustering{seekInt(v)} }
 	two := func(a, b int) mutation.Clustering { return mutation.Clustering{seekInt(a), seekInt(b)} }

@@ -73,8 +73,8 @@ type Stats struct {
 	CommitLogUpperBound    sstables.CommitLogPosition
 	MinTimestamp           int64
 	MaxTimestamp           int64
-	MinLocalDeletionTime   int32
-	MaxLocalDeletionTime   int32
+	MinLocalDeletionTime   int64
+	MaxLocalDeletionTime   int64
 	MinTTL                 int32
 	MaxTTL                 int32
 	CompressionRatio       float64
@@ -219,7 +219,7 @@ func decodeStats(r *sstables.ByteReader, s *Stats, v version.Version) {
 	s.CellsPerPartition = decodeHistogram(r)
 	s.CommitLogUpperBound = decodeCommitLogPosition(r)
 	s.MinTimestamp, s.MaxTimestamp = r.I64(), r.I64()
-	s.MinLocalDeletionTime, s.MaxLocalDeletionTime = r.I32(), r.I32()
+	s.MinLocalDeletionTime, s.MaxLocalDeletionTime = sstables.FromLegacyDeletionTime(r.I32()), sstables.FromLegacyDeletionTime(r.I32())
 	s.MinTTL, s.MaxTTL = r.I32(), r.I32()
 	s.CompressionRatio = r.F64()
 	s.TombstoneMaxBins = r.I32()
@@ -329,8 +329,8 @@ func appendStats(dst []byte, s *Stats, v version.Version) ([]byte, error) {
 	dst = appendCommitLogPosition(dst, s.CommitLogUpperBound)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(s.MinTimestamp))
 	dst = binary.BigEndian.AppendUint64(dst, uint64(s.MaxTimestamp))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(s.MinLocalDeletionTime))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(s.MaxLocalDeletionTime))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(sstables.LegacyDeletionTime(s.MinLocalDeletionTime)))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(sstables.LegacyDeletionTime(s.MaxLocalDeletionTime)))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(s.MinTTL))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(s.MaxTTL))
 	dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(s.CompressionRatio))

@@ -32,9 +32,9 @@ func (b *statsBounds) timestamp(ts, at int64) error {
 	return nil
 }
 
-func (b *statsBounds) localDeletionTime(ldt int32, at int64) error {
+func (b *statsBounds) localDeletionTime(ldt int64, at int64) error {
 	if ldt < b.s.MinLocalDeletionTime || ldt > b.s.MaxLocalDeletionTime {
-		return b.fail("local deletion time", int64(ldt), int64(b.s.MinLocalDeletionTime), int64(b.s.MaxLocalDeletionTime), at)
+		return b.fail("local deletion time", ldt, b.s.MinLocalDeletionTime, b.s.MaxLocalDeletionTime, at)
 	}
 	return nil
 }

@@ -108,11 +108,12 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 	enc := DefaultEncodingStats
 	if opts.Stats.Known {
 		enc = EncodingStats{
-			MinTimestamp:         opts.Stats.MinTimestamp,
-			MinLocalDeletionTime: opts.Stats.MinLocalDeletionTime,
-			MinTTL:               opts.Stats.MinTTL,
+			MinTimestamp: opts.Stats.MinTimestamp,
+			MinTTL:       opts.Stats.MinTTL,
 		}
+		enc.MinLocalDeletionTime = enc.ldt32(opts.Stats.MinLocalDeletionTime)
 	}
+	enc.UnsignedDeletionTimes = v.UIntDeletionTime()
 	w.header = newHeader(table, enc, static, regular)
 	w.aux = newAuxBuilders(v, table, &opts)
 	w.coll = newCollector(w.header.ClusteringTypes, w.aux.addDropTime)

@@ -27,7 +27,7 @@ func writeDecoded(t *testing.T, table *schema.Table, st *Statistics, parts []dec
 	}
 	opts.Generation = 1
 	opts.Stats = sstables.DataStats{Known: true, MinTimestamp: h.Stats.MinTimestamp,
-		MinLocalDeletionTime: h.Stats.MinLocalDeletionTime, MinTTL: h.Stats.MinTTL, Columns: cols}
+		MinLocalDeletionTime: h.Stats.LocalDeletionTime(0), MinTTL: h.Stats.MinTTL, Columns: cols}
 	opts.ScyllaShadowable = true
 	if opts.Compression == nil {
 		opts.Compression = &compress.Params{}

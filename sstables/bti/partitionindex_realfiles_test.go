@@ -12,6 +12,7 @@ import (
 	"github.com/castable-db/castable/internal/testdata"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
 )
 
 // A real-file case: one sstable of the shared corpus.
@@ -141,14 +142,14 @@ func decodePartitions(t testing.TB, c realCase, data []byte) []testPartition {
 		tp.key = data[p+2 : p+2+kl]
 		p += 2 + kl
 		if c.cassandra {
-			dt, n, err := ReadDeletionTime(data[p:])
+			dt, n, err := sstables.ReadUnsignedFixedDeletionTime(data[p:])
 			if err != nil {
 				t.Fatal(err)
 			}
 			tp.deletion = dt
 			p += n
 		} else {
-			tp.deletion = mutation.DeletionTime{LocalDeletionTime: int32(binary.BigEndian.Uint32(data[p:])),
+			tp.deletion = mutation.DeletionTime{LocalDeletionTime: sstables.FromLegacyDeletionTime(int32(binary.BigEndian.Uint32(data[p:]))),
 				MarkedForDeleteAt: int64(binary.BigEndian.Uint64(data[p+4:]))}
 			p += 12
 		}

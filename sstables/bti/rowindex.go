@@ -95,7 +95,7 @@ func (w *RowIndexWriter) appendPayload(dst []byte, offset int64, open mutation.D
 	dst = appendSizedInt(dst, offset, n)
 	if !open.IsLive() {
 		flags |= flagOpenMarker
-		dst = AppendDeletionTime(dst, open)
+		dst = sstables.AppendUnsignedFixedDeletionTime(dst, open)
 	}
 	return dst, flags, nil
 }
@@ -175,7 +175,7 @@ func (w *RowIndexWriter) FinishPartition(key []byte, dataPos, endOffset int64, d
 	e = appendUvint(e, uint64(dataPos))
 	e = appendVint(e, root-base)
 	e = appendUvint(e, uint64(w.blocks))
-	e = AppendDeletionTime(e, deletion)
+	e = sstables.AppendUnsignedFixedDeletionTime(e, deletion)
 	w.entry = e
 	if _, err := w.tw.Write(e); err != nil {
 		w.err = err
@@ -265,7 +265,7 @@ func (r *RowIndex) Entry(pos int64) (RowIndexEntry, error) {
 	}
 	e.Blocks = int(v)
 	off += int64(k)
-	dt, k, err := ReadDeletionTime(d[off:])
+	dt, k, err := sstables.ReadUnsignedFixedDeletionTime(d[off:])
 	if err != nil {
 		return e, r.bad(off, "partition deletion: %v", err)
 	}
@@ -295,7 +295,7 @@ func decodeRowPayload(flags uint8, b []byte) (RowIndexInfo, int, error) {
 	info.Offset = readSizedInt(b[:n])
 	size := n
 	if flags&flagOpenMarker != 0 {
-		dt, k, err := ReadDeletionTime(b[n:])
+		dt, k, err := sstables.ReadUnsignedFixedDeletionTime(b[n:])
 		if err != nil {
 			return info, 0, fmt.Errorf("open marker: %v", err)
 		}

@@ -2,6 +2,7 @@ package la
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -299,10 +300,10 @@ func (w *partitionWriter) emitCell(c *atom) {
 // markerAtom returns the row marker atom of a row with liveness.
 func (w *partitionWriter) markerAtom(r *mutation.Row, prefix []byte) atom {
 	name := w.name(prefix, emptyComponent, nil, false)
-	a := atom{name: name, timestamp: r.Liveness.Timestamp, ttl: mutation.NoTTL, ldt: mutation.NoDeletionTime}
+	a := atom{name: name, timestamp: r.Liveness.Timestamp, ttl: mutation.NoTTL, ldt: math.MaxInt32}
 	a.kind = atomCell
 	if r.Liveness.IsExpiring() {
-		a.kind, a.ttl, a.ldt = atomExpiringCell, r.Liveness.TTL, r.Liveness.LocalExpirationTime
+		a.kind, a.ttl, a.ldt = atomExpiringCell, r.Liveness.TTL, sstables.LegacyDeletionTime(r.Liveness.LocalExpirationTime)
 	}
 	return a
 }
