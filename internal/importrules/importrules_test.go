@@ -21,15 +21,15 @@ const module = "github.com/castable-db/castable/"
 var allowed = map[string][]string{
 	"checksummer":       {"checksummer/internal/clib"}, // its cgo bindings (only with -tags zlib/libdeflate)
 	"compress":          {},
-	"schema":            {"internal/bytecomparable"},
+	"schema":            {"internal/bytecomparable", "internal/vint"},
 	"dht":               {"internal/bytecomparable"},
 	"mutation":          {"schema", "dht"},
 	"cql":               {"schema", "mutation", "dht"},
 	"jsondump":          {"schema", "mutation", "dht"},
 	"memtable":          {"schema", "mutation", "dht", "internal/prefetch"},
 	"sstables/version":  {},
-	"sstables":          {"compress", "checksummer", "schema", "mutation", "dht", "internal/prefetch", "sstables/version"},
-	"sstables/big":      {"sstables", "sstables/version", "compress", "checksummer", "schema", "mutation", "dht"},
+	"sstables":          {"compress", "checksummer", "schema", "mutation", "dht", "internal/prefetch", "internal/vint", "sstables/version"},
+	"sstables/big":      {"sstables", "sstables/version", "compress", "checksummer", "schema", "mutation", "dht", "internal/vint"},
 	"sstables/la":       {"sstables", "sstables/version", "compress", "checksummer", "schema", "mutation", "dht"},
 	"sstables/mc":       {"sstables", "sstables/version", "sstables/big", "schema"}, // a thin face over big
 	"sstables/formats":  {"sstables/big", "sstables/la"},
@@ -39,8 +39,9 @@ var allowed = map[string][]string{
 	"internal/prefetch": {},
 
 	"internal/bytecomparable": {},
+	"internal/vint":           {},
 	"sstables/internal/trie":  {},
-	"sstables/bti":            {"schema", "mutation", "dht", "sstables", "sstables/version", "sstables/internal/trie", "internal/bytecomparable"},
+	"sstables/bti":            {"schema", "mutation", "dht", "sstables", "sstables/version", "sstables/internal/trie", "internal/bytecomparable", "internal/vint"},
 }
 
 type pkg struct {

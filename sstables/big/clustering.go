@@ -2,6 +2,7 @@ package big
 
 import (
 	"fmt"
+	"github.com/castable-db/castable/internal/vint"
 
 	"github.com/castable-db/castable/mutation"
 )
@@ -23,7 +24,7 @@ func appendClusteringValues(dst []byte, vals mutation.Clustering, n int, fixed [
 				header |= 1 << (2 * (i - start))
 			}
 		}
-		dst = appendUvint(dst, header)
+		dst = vint.Append(dst, header)
 		for i := start; i < end && i < len(vals); i++ {
 			v := vals[i]
 			if len(v) == 0 {
@@ -35,7 +36,7 @@ func appendClusteringValues(dst []byte, vals mutation.Clustering, n int, fixed [
 				}
 				dst = append(dst, v...)
 			} else {
-				dst = appendUvint(dst, uint64(len(v)))
+				dst = vint.Append(dst, uint64(len(v)))
 				dst = append(dst, v...)
 			}
 		}

@@ -2,6 +2,7 @@ package big
 
 import (
 	"encoding/binary"
+	"github.com/castable-db/castable/internal/vint"
 
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
@@ -55,7 +56,7 @@ var DefaultEncodingStats = EncodingStats{
 
 // appendTimestamp appends ts as a delta against the minimum timestamp.
 func (s *EncodingStats) appendTimestamp(dst []byte, ts int64) []byte {
-	return appendUvint(dst, uint64(ts-s.MinTimestamp))
+	return vint.Append(dst, uint64(ts-s.MinTimestamp))
 }
 
 // ldt32 is ldt's 32-bit value for delta encoding.
@@ -68,12 +69,12 @@ func (s *EncodingStats) ldt32(ldt int64) int32 {
 
 // appendLocalDeletionTime appends ldt as a delta (32-bit, sign-extended).
 func (s *EncodingStats) appendLocalDeletionTime(dst []byte, ldt int64) []byte {
-	return appendUvint(dst, uint64(int64(s.ldt32(ldt)-s.MinLocalDeletionTime)))
+	return vint.Append(dst, uint64(int64(s.ldt32(ldt)-s.MinLocalDeletionTime)))
 }
 
 // appendTTL appends ttl as a delta (32-bit, sign-extended).
 func (s *EncodingStats) appendTTL(dst []byte, ttl int32) []byte {
-	return appendUvint(dst, uint64(int64(ttl-s.MinTTL)))
+	return vint.Append(dst, uint64(int64(ttl-s.MinTTL)))
 }
 
 // appendDeletionTime appends a deletion time in delta form (timestamp,
@@ -105,9 +106,9 @@ func (s *EncodingStats) ttl(u uint64) int32 { return int32(uint32(u)) + s.MinTTL
 // appendHeaderStats appends the EncodingStats as the serialization header
 // starts.
 func (s *EncodingStats) appendHeader(dst []byte) []byte {
-	dst = appendUvint(dst, uint64(s.MinTimestamp-timestampEpoch))
-	dst = appendUvint(dst, uint64(int64(s.MinLocalDeletionTime-localDeletionTimeEpoch)))
-	return appendUvint(dst, uint64(int64(s.MinTTL-ttlEpoch)))
+	dst = vint.Append(dst, uint64(s.MinTimestamp-timestampEpoch))
+	dst = vint.Append(dst, uint64(int64(s.MinLocalDeletionTime-localDeletionTimeEpoch)))
+	return vint.Append(dst, uint64(int64(s.MinTTL-ttlEpoch)))
 }
 
 // appendFixedDeletionTime appends d in the fixed 12-byte form used by the

@@ -2,6 +2,7 @@ package big
 
 import (
 	"fmt"
+	"github.com/castable-db/castable/internal/vint"
 
 	"github.com/castable-db/castable/schema"
 )
@@ -50,7 +51,7 @@ type Header struct {
 
 // appendVstr appends a uvint length and the bytes of s.
 func appendVstr(dst []byte, s string) []byte {
-	dst = appendUvint(dst, uint64(len(s)))
+	dst = vint.Append(dst, uint64(len(s)))
 	return append(dst, s...)
 }
 
@@ -58,12 +59,12 @@ func appendVstr(dst []byte, s string) []byte {
 func appendHeader(dst []byte, h *Header) []byte {
 	dst = h.Stats.appendHeader(dst)
 	dst = appendVstr(dst, h.PartitionKeyType)
-	dst = appendUvint(dst, uint64(len(h.ClusteringTypeNames)))
+	dst = vint.Append(dst, uint64(len(h.ClusteringTypeNames)))
 	for _, t := range h.ClusteringTypeNames {
 		dst = appendVstr(dst, t)
 	}
 	for _, list := range [][]HeaderColumn{h.Static, h.Regular} {
-		dst = appendUvint(dst, uint64(len(list)))
+		dst = vint.Append(dst, uint64(len(list)))
 		for _, c := range list {
 			dst = appendVstr(dst, c.Name)
 			dst = appendVstr(dst, c.TypeName)

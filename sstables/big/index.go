@@ -3,6 +3,7 @@ package big
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/castable-db/castable/internal/vint"
 
 	"github.com/castable-db/castable/mutation"
 )
@@ -86,8 +87,8 @@ func (ib *indexBuilder) addBlock(end int64) {
 	b := ib.infos
 	b = append(b, ib.first...)
 	b = append(b, ib.last...)
-	b = appendUvint(b, uint64(ib.blockStart))
-	b = appendVint(b, end-ib.blockStart-indexWidthBase)
+	b = vint.Append(b, uint64(ib.blockStart))
+	b = vint.AppendSigned(b, end-ib.blockStart-indexWidthBase)
 	if ib.open.IsLive() {
 		b = append(b, 0)
 	} else {
@@ -116,7 +117,7 @@ func (ib *indexBuilder) promoted() bool { return len(ib.offsets) >= 2 }
 func appendSimpleIndexEntry(dst, key []byte, position int64) []byte {
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(key)))
 	dst = append(dst, key...)
-	dst = appendUvint(dst, uint64(position))
+	dst = vint.Append(dst, uint64(position))
 	return append(dst, 0)
 }
 
@@ -127,13 +128,13 @@ func (ib *indexBuilder) appendEntry(dst, key []byte, position, headerLength int6
 	}
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(key)))
 	dst = append(dst, key...)
-	dst = appendUvint(dst, uint64(position))
+	dst = vint.Append(dst, uint64(position))
 	n := len(ib.offsets)
-	size := uvintSize(uint64(headerLength)) + fixedDeletionTimeSize + uvintSize(uint64(n)) + len(ib.infos) + 4*n
-	dst = appendUvint(dst, uint64(size))
-	dst = appendUvint(dst, uint64(headerLength))
+	size := vint.Size(uint64(headerLength)) + fixedDeletionTimeSize + vint.Size(uint64(n)) + len(ib.infos) + 4*n
+	dst = vint.Append(dst, uint64(size))
+	dst = vint.Append(dst, uint64(headerLength))
 	dst = appendFixedDeletionTime(dst, deletion)
-	dst = appendUvint(dst, uint64(n))
+	dst = vint.Append(dst, uint64(n))
 	dst = append(dst, ib.infos...)
 	for _, o := range ib.offsets {
 		dst = binary.BigEndian.AppendUint32(dst, o)

@@ -2,6 +2,7 @@ package big
 
 import (
 	"errors"
+	"github.com/castable-db/castable/internal/vint"
 	"io"
 
 	"github.com/castable-db/castable/sstables"
@@ -45,12 +46,12 @@ func (it *indexIterator) next() (IndexEntry, error) {
 	if err != nil {
 		return IndexEntry{}, it.corrupt(at, err)
 	}
-	b = appendUvint(b, pos)
+	b = vint.Append(b, pos)
 	size, err := it.st.length()
 	if err != nil {
 		return IndexEntry{}, it.corrupt(at, err)
 	}
-	b = appendUvint(b, uint64(size))
+	b = vint.Append(b, uint64(size))
 	if b, err = it.st.readInto(b, size); err != nil {
 		return IndexEntry{}, it.corrupt(at, err)
 	}

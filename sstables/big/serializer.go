@@ -3,6 +3,7 @@ package big
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/castable-db/castable/internal/vint"
 
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
@@ -268,7 +269,7 @@ func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
 	if isStatic {
 		body = append(body, 0) // the static row has no previous unfiltered
 	} else {
-		body = appendUvint(body, uint64(start-s.prevStart))
+		body = vint.Append(body, uint64(start-s.prevStart))
 	}
 	if flags&flagHasTimestamp != 0 {
 		body = s.enc.appendTimestamp(body, r.Liveness.Timestamp)
@@ -336,10 +337,10 @@ func finishBodySize(b []byte, sizeAt int) []byte {
 		b[sizeAt] = byte(n)
 		return b
 	}
-	k := uvintSize(uint64(n))
+	k := vint.Size(uint64(n))
 	b = append(b, make([]byte, k-1)...)
 	copy(b[bodyStart+k-1:], b[bodyStart:bodyStart+n])
-	putUvint(b[sizeAt:], uint64(n))
+	vint.Put(b[sizeAt:], uint64(n))
 	return b
 }
 
@@ -388,7 +389,7 @@ func (s *serializer) writeSimpleRow(r *mutation.Row) (done bool, err error) {
 	}
 	clustEnd := len(b)
 	sizeAt, b := reserveBodySize(b)
-	b = appendUvint(b, uint64(start-s.prevStart))
+	b = vint.Append(b, uint64(start-s.prevStart))
 	if live {
 		b = s.enc.appendTimestamp(b, r.Liveness.Timestamp)
 		if flags&flagHasTTL != 0 {
@@ -493,12 +494,12 @@ func appendSubset(dst []byte, present []int, n int) []byte {
 		if n < 64 {
 			missing &= (1 << uint(n)) - 1
 		}
-		return appendUvint(dst, missing)
+		return vint.Append(dst, missing)
 	}
-	dst = appendUvint(dst, uint64(n-len(present)))
+	dst = vint.Append(dst, uint64(n-len(present)))
 	if len(present) < n/2 {
 		for _, p := range present {
-			dst = appendUvint(dst, uint64(p))
+			dst = vint.Append(dst, uint64(p))
 		}
 		return dst
 	}
@@ -508,7 +509,7 @@ func appendSubset(dst []byte, present []int, n int) []byte {
 			j++
 			continue
 		}
-		dst = appendUvint(dst, uint64(i))
+		dst = vint.Append(dst, uint64(i))
 	}
 	return dst
 }
@@ -545,7 +546,7 @@ func (s *serializer) appendColumns(dst []byte, r *mutation.Row, cols *columnList
 		for ci+n < len(r.Cells) && cols.position(r.Cells[ci+n].Column) == pos {
 			n++
 		}
-		dst = appendUvint(dst, uint64(n))
+		dst = vint.Append(dst, uint64(n))
 		for k := 0; k < n; k++ {
 			dst, err = s.appendCell(dst, &r.Cells[ci+k], info, r.Liveness)
 			if err != nil {
@@ -600,7 +601,7 @@ func (s *serializer) appendCell(dst []byte, c *mutation.Cell, info *colInfo, liv
 		if c.Path == nil {
 			return dst, fmt.Errorf("column %s: element cell without a path", info.col.Name)
 		}
-		dst = appendUvint(dst, uint64(len(c.Path)))
+		dst = vint.Append(dst, uint64(len(c.Path)))
 		dst = append(dst, c.Path...)
 	} else if c.Path != nil {
 		return dst, fmt.Errorf("column %s: simple cell with a path", info.col.Name)
@@ -612,7 +613,7 @@ func (s *serializer) appendCell(dst []byte, c *mutation.Cell, info *colInfo, liv
 			}
 			dst = append(dst, c.Value...)
 		} else {
-			dst = appendUvint(dst, uint64(len(c.Value)))
+			dst = vint.Append(dst, uint64(len(c.Value)))
 			dst = append(dst, c.Value...)
 		}
 	}
@@ -653,7 +654,7 @@ func (s *serializer) writeMarker(m *mutation.RangeTombstoneMarker) error {
 	}
 	prefixEnd := len(b)
 	sizeAt, b := reserveBodySize(b)
-	b = appendUvint(b, uint64(start-s.prevStart))
+	b = vint.Append(b, uint64(start-s.prevStart))
 	b = s.enc.appendDeletionTime(b, first)
 	if boundary {
 		b = s.enc.appendDeletionTime(b, second)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/castable-db/castable/internal/vint"
 )
 
 // errShort reports input that ends inside a value.
@@ -90,7 +91,7 @@ func (r *sliceReader) uvint() (uint64, int) {
 	if r.err != nil {
 		return 0, 0
 	}
-	v, n := decodeUvint(r.b[r.off:])
+	v, n := vint.Decode(r.b[r.off:])
 	if n == 0 {
 		r.fail(errShort)
 		return 0, 0
@@ -102,7 +103,7 @@ func (r *sliceReader) uvint() (uint64, int) {
 // vint reads a signed (zigzag) vint.
 func (r *sliceReader) vint() int64 {
 	u, _ := r.uvint()
-	return zigzagDecode(u)
+	return vint.Unzigzag(u)
 }
 
 // length reads a uvint length and checks that that many bytes remain.

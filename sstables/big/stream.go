@@ -3,6 +3,7 @@ package big
 import (
 	"errors"
 	"fmt"
+	"github.com/castable-db/castable/internal/vint"
 	"io"
 	"sync"
 )
@@ -120,11 +121,11 @@ func (s *stream) uvint() (uint64, error) {
 	if err := s.fill(1); err != nil {
 		return 0, err
 	}
-	n := uvintLenFromFirst(s.buf[s.r])
+	n := vint.LenFromFirst(s.buf[s.r])
 	if err := s.fill(n); err != nil {
 		return 0, err
 	}
-	v, _ := decodeUvint(s.buf[s.r : s.r+n])
+	v, _ := vint.Decode(s.buf[s.r : s.r+n])
 	s.r += n
 	s.pos += int64(n)
 	return v, nil

@@ -3,6 +3,7 @@ package bti
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/castable-db/castable/internal/vint"
 	"os"
 	"path/filepath"
 	"testing"
@@ -120,7 +121,7 @@ type testUnfiltered struct {
 }
 
 func readTestUvint(b []byte, p *int) uint64 {
-	v, n := readUvint(b[*p:])
+	v, n := vint.Decode(b[*p:])
 	if n <= 0 {
 		panic("bad vint")
 	}

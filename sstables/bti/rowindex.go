@@ -3,6 +3,7 @@ package bti
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/castable-db/castable/internal/vint"
 	"io"
 
 	bc "github.com/castable-db/castable/internal/bytecomparable"
@@ -172,9 +173,9 @@ func (w *RowIndexWriter) FinishPartition(key []byte, dataPos, endOffset int64, d
 	e := binary.BigEndian.AppendUint16(w.entry[:0], uint16(len(key)))
 	e = append(e, key...)
 	base := entryPos + int64(len(e))
-	e = appendUvint(e, uint64(dataPos))
-	e = appendVint(e, root-base)
-	e = appendUvint(e, uint64(w.blocks))
+	e = vint.Append(e, uint64(dataPos))
+	e = vint.AppendSigned(e, root-base)
+	e = vint.Append(e, uint64(w.blocks))
 	e = sstables.AppendUnsignedFixedDeletionTime(e, deletion)
 	w.entry = e
 	if _, err := w.tw.Write(e); err != nil {
@@ -244,13 +245,13 @@ func (r *RowIndex) Entry(pos int64) (RowIndexEntry, error) {
 	e.Key = d[off : off+n]
 	off += n
 	base := off
-	v, k := readUvint(d[off:])
+	v, k := vint.Decode(d[off:])
 	if k <= 0 || v > 1<<62 {
 		return e, r.bad(off, "bad data position")
 	}
 	e.DataPos = int64(v)
 	off += int64(k)
-	delta, k := readVint(d[off:])
+	delta, k := vint.DecodeSigned(d[off:])
 	if k <= 0 {
 		return e, r.bad(off, "bad root delta")
 	}
@@ -259,7 +260,7 @@ func (r *RowIndex) Entry(pos int64) (RowIndexEntry, error) {
 		return e, r.bad(off, "root %d (delta %d) not before the entry at %d", e.Root, delta, pos)
 	}
 	off += int64(k)
-	v, k = readUvint(d[off:])
+	v, k = vint.Decode(d[off:])
 	if k <= 0 || v < 2 || v > uint64(len(d)) {
 		return e, r.bad(off, "block count %d (a row index has ≥ 2 blocks)", v)
 	}
@@ -389,56 +390,4 @@ func (r *RowIndex) Verify(e RowIndexEntry) ([]int64, error) {
 		return nil, r.bad(e.Pos, "%d entries for %d blocks (want blocks + 1)", len(offsets), e.Blocks)
 	}
 	return offsets, nil
-}
-
-// Cassandra's unsigned vint: the count of extra bytes as leading one bits
-// of the first byte, then the value big-endian (up to 9 bytes).
-func appendUvint(dst []byte, v uint64) []byte {
-	extra := 0
-	for extra < 8 && v >= uint64(1)<<uint(7*(extra+1)+extra) {
-		extra++
-	}
-	if extra == 8 {
-		dst = append(dst, 0xFF)
-		return binary.BigEndian.AppendUint64(dst, v)
-	}
-	mask := uint(0xFF00) >> uint(extra)
-	first := byte(mask) | byte(v>>uint(8*extra))
-	dst = append(dst, first)
-	for i := extra - 1; i >= 0; i-- {
-		dst = append(dst, byte(v>>uint(8*i)))
-	}
-	return dst
-}
-
-// appendVint appends a signed vint (zigzag, then unsigned).
-func appendVint(dst []byte, v int64) []byte {
-	return appendUvint(dst, uint64(v<<1)^uint64(v>>63))
-}
-
-// readUvint decodes an unsigned vint; n ≤ 0 when b is too short.
-func readUvint(b []byte) (uint64, int) {
-	if len(b) == 0 {
-		return 0, 0
-	}
-	extra := 0
-	for extra < 8 && b[0]&(0x80>>uint(extra)) != 0 {
-		extra++
-	}
-	if len(b) < 1+extra {
-		return 0, 0
-	}
-	v := uint64(b[0]) & (0xFF >> uint(extra))
-	if extra == 8 {
-		v = 0
-	}
-	for i := 1; i <= extra; i++ {
-		v = v<<8 | uint64(b[i])
-	}
-	return v, 1 + extra
-}
-
-func readVint(b []byte) (int64, int) {
-	u, n := readUvint(b)
-	return int64(u>>1) ^ -int64(u&1), n
 }

@@ -1,4 +1,4 @@
-package big
+package vint
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 // number of extra bytes as leading ones of the first byte, then the value
 // big-endian.
 func referenceUvint(v uint64) []byte {
-	size := uvintSize(v)
+	size := Size(v)
 	if size == 9 {
 		return binary.BigEndian.AppendUint64([]byte{0xFF}, v)
 	}
@@ -40,20 +40,20 @@ func TestUvintEncoding(t *testing.T) {
 	values = append(values, math.MaxUint64, 0, 127, 128, 16383, 16384)
 	for _, v := range values {
 		want := referenceUvint(v)
-		got := appendUvint([]byte{0xAA}, v)
+		got := Append([]byte{0xAA}, v)
 		if !bytes.Equal(got[1:], want) || got[0] != 0xAA {
-			t.Fatalf("appendUvint(%#x) = % x, want % x", v, got[1:], want)
+			t.Fatalf("Append(%#x) = % x, want % x", v, got[1:], want)
 		}
-		if len(want) != uvintSize(v) {
-			t.Fatalf("uvintSize(%#x) = %d, encoding has %d", v, uvintSize(v), len(want))
+		if len(want) != Size(v) {
+			t.Fatalf("Size(%#x) = %d, encoding has %d", v, Size(v), len(want))
 		}
-		d, n := decodeUvint(got[1:])
+		d, n := Decode(got[1:])
 		if d != v || n != len(want) {
-			t.Fatalf("decodeUvint(% x) = %#x, %d; want %#x, %d", want, d, n, v, len(want))
+			t.Fatalf("Decode(% x) = %#x, %d; want %#x, %d", want, d, n, v, len(want))
 		}
-		var buf [maxVintLen + 2]byte
-		if n := putUvint(buf[:], v); !bytes.Equal(buf[:n], want) {
-			t.Fatalf("putUvint(%#x) = % x, want % x", v, buf[:n], want)
+		var buf [MaxLen + 2]byte
+		if n := Put(buf[:], v); !bytes.Equal(buf[:n], want) {
+			t.Fatalf("Put(%#x) = % x, want % x", v, buf[:n], want)
 		}
 	}
 }
