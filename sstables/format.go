@@ -214,9 +214,39 @@ type Metadata struct {
 	// CommitLogIntervals are the commit log ranges the data came from;
 	// empty means none.
 	CommitLogIntervals []CommitLogInterval
-	// OriginatingHostID is the host id written by newer 3.x versions (me);
-	// nil for mc and la.
+	// OriginatingHostID is the 16-byte id of the host that wrote the
+	// SSTable, in the versions that record it (me, nb on); nil for none.
 	OriginatingHostID []byte
+	// PendingRepair is the 16-byte TimeUUID of the incremental repair
+	// session the SSTable awaits (na on); nil for none.
+	PendingRepair []byte
+	// IsTransient marks an SSTable of transient replication data (na on).
+	IsTransient bool
+}
+
+// MetadataOf returns the Statistics.db values of st that do not follow from
+// the data, as a writer takes them, for version v's Statistics.db: its
+// commit log intervals (a 2.x replay position, and the bounds of ma and mb,
+// become the one interval Cassandra reads them as), repair time, level,
+// ancestors, pending repair, transient flag and originating host id.
+func MetadataOf(st *Statistics, v version.Version) Metadata {
+	s := &st.Stats
+	m := Metadata{RepairedAt: s.RepairedAt, Level: int(s.Level), PendingRepair: s.PendingRepair,
+		IsTransient: s.IsTransient, OriginatingHostID: s.OriginatingHostID}
+	for _, a := range st.Ancestors {
+		m.Ancestors = append(m.Ancestors, int(a))
+	}
+	switch {
+	case v.HasCommitLogIntervals():
+		m.CommitLogIntervals = s.CommitLogIntervals
+	case s.CommitLogUpperBound != CommitLogPositionNone:
+		lower := CommitLogPositionNone
+		if v.HasCommitLogLowerBound() {
+			lower = s.CommitLogLowerBound
+		}
+		m.CommitLogIntervals = []CommitLogInterval{{Lower: lower, Upper: s.CommitLogUpperBound}}
+	}
+	return m
 }
 
 // CommitLogPosition is a position in the commit log.
@@ -268,6 +298,8 @@ type Reader interface {
 	// Partitioner is the partitioner Statistics.db names, whose tokens
 	// order the partitions and lookups use.
 	Partitioner() dht.Partitioner
+	// Statistics is the decoded Statistics.db.
+	Statistics() *Statistics
 	// Scan returns a scanner positioned before the first partition.
 	Scan() (Scanner, error)
 	// Get looks up a partition by serialized key through Summary.db,
@@ -334,3 +366,7 @@ type Scanner interface {
 type ClusteringSeeker interface {
 	SeekClustering(ck mutation.Clustering) error
 }
+
+// CommitLogPositionNone is Cassandra's CommitLogPosition.NONE: the
+// position of data that did not come from the commit log.
+var CommitLogPositionNone = CommitLogPosition{SegmentID: -1, Position: 0}

@@ -15,8 +15,6 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
-	"github.com/castable-db/castable/sstables/big"
-	"github.com/castable-db/castable/sstables/la"
 )
 
 // ConvertOptions configure Convert.
@@ -359,40 +357,24 @@ func convertParams(desc sstables.Descriptor, opts ConvertOptions) (compress.Para
 
 // carryOver copies the Statistics.db values that do not follow from the
 // data, the exact partition count (for a reproducible bloom filter) and,
-// from an mc input, the serialization header's minima and columns.
+// from an input with a serialization header, its minima and columns.
 func carryOver(r sstables.Reader, o *sstables.WriterOptions) {
-	switch r := r.(type) {
-	case *big.Reader:
-		s := &r.Statistics().Stats
-		o.Metadata = sstables.Metadata{RepairedAt: s.RepairedAt, Level: int(s.Level), CommitLogIntervals: s.CommitLogIntervals}
-		o.ExpectedPartitions = histogramCount(mcHistogram(s.PartitionSizes))
-		if h := r.Header(); h != nil {
-			t := r.Table()
-			stats := sstables.DataStats{Known: true, MinTimestamp: h.Stats.MinTimestamp,
-				MinLocalDeletionTime: h.Stats.LocalDeletionTime(0), MinTTL: h.Stats.MinTTL}
-			for _, list := range [][]big.HeaderColumn{h.Static, h.Regular} {
-				for _, hc := range list {
-					if c := t.Column(hc.Name); c != nil {
-						stats.Columns = append(stats.Columns, c)
-					}
-				}
-			}
-			o.Stats = stats
-		}
-	case *la.Reader:
-		st := r.Statistics()
-		m := sstables.Metadata{RepairedAt: st.RepairedAt, Level: int(st.Level)}
-		if st.ReplayPosition != la.ReplayPositionNone {
-			lower := sstables.CommitLogPosition{}
-			if st.CommitLogLowerBound != nil {
-				lower = *st.CommitLogLowerBound
-			}
-			m.CommitLogIntervals = []sstables.CommitLogInterval{{Lower: lower, Upper: st.ReplayPosition}}
-		}
-		for _, a := range st.Ancestors {
-			m.Ancestors = append(m.Ancestors, int(a))
-		}
-		o.Metadata = m
-		o.ExpectedPartitions = histogramCount(laHistogram(st.PartitionSizes))
+	st := r.Statistics()
+	o.Metadata = sstables.MetadataOf(st, r.Descriptor().Version)
+	o.ExpectedPartitions = histogramCount(laHistogram(st.Stats.PartitionSizes))
+	h := st.Header
+	if h == nil {
+		return
 	}
+	t := r.Table()
+	stats := sstables.DataStats{Known: true, MinTimestamp: h.Stats.MinTimestamp,
+		MinLocalDeletionTime: h.Stats.LocalDeletionTime(0), MinTTL: h.Stats.MinTTL}
+	for _, list := range [][]sstables.HeaderColumn{h.Static, h.Regular} {
+		for _, hc := range list {
+			if c := t.Column(hc.Name); c != nil {
+				stats.Columns = append(stats.Columns, c)
+			}
+		}
+	}
+	o.Stats = stats
 }

@@ -45,8 +45,8 @@ func newAuxBuilders(v version.Version, table *schema.Table, opts *sstables.Write
 			ExpectedKeys:     opts.ExpectedPartitions,
 		}),
 		hll:        sstables.NewHyperLogLog(),
-		sizes:      sstables.NewEstimatedHistogram(sstables.PartitionSizeOffsets),
-		cells:      sstables.NewEstimatedHistogram(sstables.CellCountOffsets),
+		sizes:      sstables.NewEstimatedHistogram(v.Profile().PartitionSizeBuckets),
+		cells:      sstables.NewEstimatedHistogram(v.Profile().CellCountBuckets),
 		tombstones: sstables.NewStreamingHistogram(sstables.DefaultStreamingHistogramBins),
 	}
 	if fp < 1 {
@@ -96,24 +96,8 @@ func (a *auxBuilders) finish(hashes []uint64) ([]componentBytes, error) {
 
 func (a *auxBuilders) cardinality() []byte { return a.hll.AppendTo(nil) }
 
-func buckets(h *sstables.EstimatedHistogram) []HistogramBucket {
-	offsets, counts := h.Offsets(), h.Buckets()
-	out := make([]HistogramBucket, len(counts))
-	for i, c := range counts {
-		out[i] = HistogramBucket{Offset: offsets[max(i-1, 0)], Count: c}
-	}
-	return out
-}
-
-func (a *auxBuilders) histograms() (sizes, cells []HistogramBucket) {
-	return buckets(a.sizes), buckets(a.cells)
-}
-
-func (a *auxBuilders) tombstoneHistogram() (int32, []TombstoneBin) {
-	points, counts := a.tombstones.Bins()
-	bins := make([]TombstoneBin, len(points))
-	for i, p := range points {
-		bins[i] = TombstoneBin{Point: p, Count: counts[i]}
-	}
-	return int32(a.tombstones.MaxBins()), bins
+// tombstoneHistogram is the tombstone histogram as the version's writer
+// stores it (maxBinSize 100 before 4.0, the bin count from 4.0).
+func (a *auxBuilders) tombstoneHistogram() *sstables.StreamingHistogram {
+	return a.tombstones.WithStoredMaxBins(a.v.Profile().TombstoneMaxBins)
 }

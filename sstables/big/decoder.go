@@ -346,7 +346,7 @@ func (d *dataDecoder) readMarker(at int64, m *mutation.RangeTombstoneMarker) err
 func (d *dataDecoder) readDeletion(r *sliceReader) mutation.DeletionTime {
 	ts, _ := r.uvint()
 	ldt, _ := r.uvint()
-	return mutation.DeletionTime{MarkedForDeleteAt: d.enc.timestamp(ts), LocalDeletionTime: d.enc.localDeletionTime(ldt)}
+	return mutation.DeletionTime{MarkedForDeleteAt: d.enc.Timestamp(ts), LocalDeletionTime: d.enc.LocalDeletionTime(ldt)}
 }
 
 // readRow reads a row after its flags (and extended flags).
@@ -373,12 +373,12 @@ func (d *dataDecoder) readRowBody(at int64, flags, ext byte, isStatic bool, row 
 	d.lastPrevSize, _ = r.uvint()
 	if flags&flagHasTimestamp != 0 {
 		ts, _ := r.uvint()
-		row.Liveness = mutation.LivenessInfo{Timestamp: d.enc.timestamp(ts), TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime}
+		row.Liveness = mutation.LivenessInfo{Timestamp: d.enc.Timestamp(ts), TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime}
 		if flags&flagHasTTL != 0 {
 			ttl, _ := r.uvint()
 			ldt, _ := r.uvint()
-			row.Liveness.TTL = d.enc.ttl(ttl)
-			row.Liveness.LocalExpirationTime = d.enc.localDeletionTime(ldt)
+			row.Liveness.TTL = d.enc.TTL(ttl)
+			row.Liveness.LocalExpirationTime = d.enc.LocalDeletionTime(ldt)
 		}
 	} else if flags&flagHasTTL != 0 {
 		return d.fail(at, "row has a TTL but no timestamp (flags %#02x)", flags)
@@ -525,7 +525,7 @@ func (d *dataDecoder) readCell(r *sliceReader, info *colInfo, row *mutation.Row)
 		c.Timestamp = lv.Timestamp
 	} else {
 		ts, _ := r.uvint()
-		c.Timestamp = d.enc.timestamp(ts)
+		c.Timestamp = d.enc.Timestamp(ts)
 	}
 	isDeleted := flags&cellIsDeleted != 0
 	isExpiring := flags&cellIsExpiring != 0
@@ -535,11 +535,11 @@ func (d *dataDecoder) readCell(r *sliceReader, info *colInfo, row *mutation.Row)
 	} else {
 		if isDeleted || isExpiring {
 			ldt, _ := r.uvint()
-			c.LocalDeletionTime = d.enc.localDeletionTime(ldt)
+			c.LocalDeletionTime = d.enc.LocalDeletionTime(ldt)
 		}
 		if isExpiring {
 			ttl, _ := r.uvint()
-			c.TTL = d.enc.ttl(ttl)
+			c.TTL = d.enc.TTL(ttl)
 		}
 	}
 	if info.complex {

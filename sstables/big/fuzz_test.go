@@ -29,7 +29,7 @@ func fuzzHeaders(f *testing.F) ([]fuzzHeader, [][]byte, [][]byte) {
 		if ref.has("CompressionInfo.db") {
 			continue
 		}
-		st, err := DecodeStatistics(ref.read(f, "Statistics.db"), ref.version, ref.name)
+		st, err := sstables.DecodeStatistics(ref.read(f, "Statistics.db"), ref.version, ref.name)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -130,18 +130,18 @@ func FuzzReadStatistics(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte, vi uint8) {
 		v := version.MustParse(versions[int(vi)%len(versions)])
-		st, err := DecodeStatistics(b, v, "fuzz/Statistics.db")
+		st, err := sstables.DecodeStatistics(b, v, "fuzz/Statistics.db")
 		if err != nil {
 			if !acceptable(err) {
 				t.Fatalf("not a CorruptionError: %v", err)
 			}
 			return
 		}
-		out, err := appendStatistics(nil, st, v)
+		out, err := sstables.AppendStatistics(nil, st, v)
 		if err != nil {
 			return // e.g. an unrepresentable clustering value
 		}
-		if _, err := DecodeStatistics(out, v, "fuzz/again"); err != nil {
+		if _, err := sstables.DecodeStatistics(out, v, "fuzz/again"); err != nil {
 			t.Fatalf("re-encoded statistics do not decode: %v", err)
 		}
 	})

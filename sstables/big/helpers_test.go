@@ -2,6 +2,7 @@ package big
 
 import (
 	"bytes"
+	"github.com/castable-db/castable/sstables"
 	"os"
 	"path/filepath"
 	"testing"
@@ -93,9 +94,9 @@ type decodedPartition struct {
 
 // decodeReference decodes an uncompressed reference Data.db with the table
 // rebuilt from its Statistics.db.
-func decodeReference(t testing.TB, ref refSSTable, data []byte) (*Statistics, *schema.Table, []decodedPartition) {
+func decodeReference(t testing.TB, ref refSSTable, data []byte) (*sstables.Statistics, *schema.Table, []decodedPartition) {
 	t.Helper()
-	st, err := DecodeStatistics(ref.read(t, "Statistics.db"), ref.version, ref.path("Statistics.db"))
+	st, err := sstables.DecodeStatistics(ref.read(t, "Statistics.db"), ref.version, ref.path("Statistics.db"))
 	if err != nil {
 		t.Fatalf("%s: %v", ref.name, err)
 	}

@@ -195,8 +195,8 @@ func TestMCWriteCases(t *testing.T) {
 					continue
 				}
 				got, _ := os.ReadFile(path)
-				gst, err1 := DecodeStatistics(got, vmc, path)
-				rst, err2 := DecodeStatistics(ref, vmc, name)
+				gst, err1 := sstables.DecodeStatistics(got, vmc, path)
+				rst, err2 := sstables.DecodeStatistics(ref, vmc, name)
 				if err1 == nil && err2 == nil {
 					t.Logf("informational: Statistics.db fields that differ from the reference: %v", statisticsDiff(gst, rst))
 				}

@@ -23,7 +23,7 @@ type Reader struct {
 	fsys    sstables.FS
 	table   *schema.Table
 	part    dht.Partitioner
-	stats   *Statistics
+	stats   *sstables.Statistics
 	static  []*schema.Column
 	regular []*schema.Column
 	data    *sstables.DataReader
@@ -73,11 +73,11 @@ func open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 		return nil, err
 	}
 	statsPath := desc.Path(sstables.ComponentStatistics)
-	b, err := readComponent(fsys, statsPath, sstables.ComponentStatistics, maxStatisticsSize)
+	b, err := readComponent(fsys, statsPath, sstables.ComponentStatistics, sstables.MaxStatisticsSize)
 	if err != nil {
 		return nil, err
 	}
-	if r.stats, err = DecodeStatistics(b, desc.Version, statsPath); err != nil {
+	if r.stats, err = sstables.DecodeStatistics(b, desc.Version, statsPath); err != nil {
 		return nil, err
 	}
 	if r.part, err = sstables.FilePartitioner(r.stats.Partitioner, statsPath); err != nil {
@@ -142,7 +142,7 @@ func (r *Reader) Table() *schema.Table { return r.table }
 func (r *Reader) Partitioner() dht.Partitioner { return r.part }
 
 // Statistics returns the decoded Statistics.db.
-func (r *Reader) Statistics() *Statistics { return r.stats }
+func (r *Reader) Statistics() *sstables.Statistics { return r.stats }
 
 // Header returns the serialization header.
 func (r *Reader) Header() *Header { return r.stats.Header }

@@ -2,7 +2,6 @@ package big
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"testing"
 
@@ -79,40 +78,4 @@ func TestReencodeReferenceSSTables(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestStatisticsRoundTrip decodes every reference Statistics.db (mc and
-// me) and serializes it again byte for byte.
-func TestStatisticsRoundTrip(t *testing.T) {
-	for _, ref := range refSSTables(t, true) {
-		t.Run(ref.name, func(t *testing.T) {
-			b := ref.read(t, "Statistics.db")
-			st, err := DecodeStatistics(b, ref.version, ref.path("Statistics.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := appendStatistics(nil, st, ref.version)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !sortedStatisticsTOC(b) {
-				// ScyllaDB lists the table of contents unsorted; the
-				// bodies are still in type order.
-				t.Logf("unsorted table of contents (ScyllaDB writer): comparing the bodies")
-				got, b = got[statisticsTOCSize:], b[statisticsTOCSize:]
-			}
-			if !bytes.Equal(got, b) {
-				t.Errorf("Statistics.db: %s", firstDiff(got, b))
-			}
-		})
-	}
-}
-
-func sortedStatisticsTOC(b []byte) bool {
-	for i := 0; i < metadataTypeCount; i++ {
-		if binary.BigEndian.Uint32(b[4+8*i:]) != uint32(i) {
-			return false
-		}
-	}
-	return true
 }

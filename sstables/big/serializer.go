@@ -272,17 +272,17 @@ func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
 		body = vint.Append(body, uint64(start-s.prevStart))
 	}
 	if flags&flagHasTimestamp != 0 {
-		body = s.enc.appendTimestamp(body, r.Liveness.Timestamp)
+		body = s.enc.AppendTimestamp(body, r.Liveness.Timestamp)
 	}
 	if flags&flagHasTTL != 0 {
-		body = s.enc.appendTTL(body, r.Liveness.TTL)
-		body = s.enc.appendLocalDeletionTime(body, r.Liveness.LocalExpirationTime)
+		body = s.enc.AppendTTL(body, r.Liveness.TTL)
+		body = s.enc.AppendLocalDeletionTime(body, r.Liveness.LocalExpirationTime)
 	}
 	if flags&flagHasDeletion != 0 {
-		body = s.enc.appendDeletionTime(body, deletion)
+		body = s.enc.AppendDeletionTime(body, deletion)
 	}
 	if ext&extScyllaShadowable != 0 {
-		body = s.enc.appendDeletionTime(body, scyllaShadow)
+		body = s.enc.AppendDeletionTime(body, scyllaShadow)
 	}
 	if !allColumns {
 		body = appendSubset(body, present, len(cols.cols))
@@ -391,10 +391,10 @@ func (s *serializer) writeSimpleRow(r *mutation.Row) (done bool, err error) {
 	sizeAt, b := reserveBodySize(b)
 	b = vint.Append(b, uint64(start-s.prevStart))
 	if live {
-		b = s.enc.appendTimestamp(b, r.Liveness.Timestamp)
+		b = s.enc.AppendTimestamp(b, r.Liveness.Timestamp)
 		if flags&flagHasTTL != 0 {
-			b = s.enc.appendTTL(b, r.Liveness.TTL)
-			b = s.enc.appendLocalDeletionTime(b, r.Liveness.LocalExpirationTime)
+			b = s.enc.AppendTTL(b, r.Liveness.TTL)
+			b = s.enc.AppendLocalDeletionTime(b, r.Liveness.LocalExpirationTime)
 		}
 	}
 	if !allColumns {
@@ -539,7 +539,7 @@ func (s *serializer) appendColumns(dst []byte, r *mutation.Row, cols *columnList
 			di++
 		}
 		if hasComplexDeletion {
-			dst = s.enc.appendDeletionTime(dst, del)
+			dst = s.enc.AppendDeletionTime(dst, del)
 		}
 		s.coll.deletion(del)
 		n := 0
@@ -589,13 +589,13 @@ func (s *serializer) appendCell(dst []byte, c *mutation.Cell, info *colInfo, liv
 	}
 	dst = append(dst, flags)
 	if !useRowTimestamp {
-		dst = s.enc.appendTimestamp(dst, c.Timestamp)
+		dst = s.enc.AppendTimestamp(dst, c.Timestamp)
 	}
 	if (isDeleted || isExpiring) && !useRowTTL {
-		dst = s.enc.appendLocalDeletionTime(dst, c.LocalDeletionTime)
+		dst = s.enc.AppendLocalDeletionTime(dst, c.LocalDeletionTime)
 	}
 	if isExpiring && !useRowTTL {
-		dst = s.enc.appendTTL(dst, c.TTL)
+		dst = s.enc.AppendTTL(dst, c.TTL)
 	}
 	if info.complex {
 		if c.Path == nil {
@@ -655,9 +655,9 @@ func (s *serializer) writeMarker(m *mutation.RangeTombstoneMarker) error {
 	prefixEnd := len(b)
 	sizeAt, b := reserveBodySize(b)
 	b = vint.Append(b, uint64(start-s.prevStart))
-	b = s.enc.appendDeletionTime(b, first)
+	b = s.enc.AppendDeletionTime(b, first)
 	if boundary {
-		b = s.enc.appendDeletionTime(b, second)
+		b = s.enc.AppendDeletionTime(b, second)
 	}
 	b = finishBodySize(b, sizeAt)
 	end := start + int64(len(b)-markStart)

@@ -2,6 +2,7 @@ package big
 
 import (
 	"encoding/binary"
+	"github.com/castable-db/castable/sstables"
 	"testing"
 
 	"github.com/castable-db/castable/mutation"
@@ -31,7 +32,7 @@ func BenchmarkSerializeSmallPartition(b *testing.B) {
 	}
 	const ts = 1_700_000_000_000_000
 	enc := EncodingStats{MinTimestamp: ts, MinLocalDeletionTime: DefaultEncodingStats.MinLocalDeletionTime, MinTTL: 0}
-	h := newHeader(table, enc, nil, table.Regular)
+	h := sstables.NewSerializationHeader(table, enc, nil, table.Regular)
 	coll := newCollector(h.ClusteringTypes, nil)
 	ser := newSerializer(table, h, nil, table.Regular, serializerOptions{columnIndexSize: defaultColumnIndexSize, sink: &discardSink{}, coll: coll})
 	row := mutation.NewRow(nil)

@@ -2,6 +2,7 @@ package big
 
 import (
 	"bytes"
+	"github.com/castable-db/castable/sstables"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -35,7 +36,7 @@ func TestSimpleRowPathMatchesGeneral(t *testing.T) {
 	}
 	run := func(simple bool, seed uint64) result {
 		r := rand.New(rand.NewPCG(seed, 1))
-		h := newHeader(table, enc, nil, table.Regular)
+		h := sstables.NewSerializationHeader(table, enc, nil, table.Regular)
 		coll := newCollector(h.ClusteringTypes, func(int64) {})
 		var sink memSink
 		ser := newSerializer(table, h, nil, table.Regular, serializerOptions{columnIndexSize: 2048, sink: &sink, coll: coll})

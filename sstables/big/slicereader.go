@@ -2,13 +2,13 @@ package big
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"github.com/castable-db/castable/internal/vint"
+	"github.com/castable-db/castable/sstables"
 )
 
 // errShort reports input that ends inside a value.
-var errShort = errors.New("unexpected end of input")
+var errShort = sstables.ErrShortValues
 
 // sliceReader decodes big-endian values and vints from a byte slice with a
 // sticky error: after the first failure every read returns zero values and

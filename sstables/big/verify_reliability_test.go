@@ -86,23 +86,23 @@ func TestVerifyChecksPromotedIndexAgainstData(t *testing.T) {
 func TestVerifyChecksStatsBounds(t *testing.T) {
 	m, desc := loadRef(t, "cassandra/3.x/uncompressed/simple")
 	orig, _ := m.Get(desc.Path(sstables.ComponentStatistics))
-	st, err := DecodeStatistics(orig, desc.Version, "")
+	st, err := sstables.DecodeStatistics(orig, desc.Version, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		what  string
-		apply func(s *Statistics)
+		apply func(s *sstables.Statistics)
 	}{
-		{"max timestamp one below the data's", func(s *Statistics) { s.Stats.MaxTimestamp-- }},
-		{"min timestamp one above the data's", func(s *Statistics) { s.Stats.MinTimestamp++ }},
-		{"header minimum timestamp shifted by 1 s", func(s *Statistics) { s.Header.Stats.MinTimestamp += 1_000_000 }},
+		{"max timestamp one below the data's", func(s *sstables.Statistics) { s.Stats.MaxTimestamp-- }},
+		{"min timestamp one above the data's", func(s *sstables.Statistics) { s.Stats.MinTimestamp++ }},
+		{"header minimum timestamp shifted by 1 s", func(s *sstables.Statistics) { s.Header.Stats.MinTimestamp += 1_000_000 }},
 	} {
 		c := *st
 		h := *st.Header
 		c.Header = &h
 		tc.apply(&c)
-		b, err := appendStatistics(nil, &c, desc.Version)
+		b, err := sstables.AppendStatistics(nil, &c, desc.Version)
 		if err != nil {
 			t.Fatal(err)
 		}

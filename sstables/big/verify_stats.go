@@ -15,7 +15,7 @@ import (
 // timestamp, deletion time and TTL is delta-encoded against (a damaged
 // minimum shifts every decoded value, silently, and out of the bounds).
 type statsBounds struct {
-	s    *Stats
+	s    *sstables.Stats
 	path string // Statistics.db
 }
 

@@ -111,10 +111,12 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 			MinTimestamp: opts.Stats.MinTimestamp,
 			MinTTL:       opts.Stats.MinTTL,
 		}
-		enc.MinLocalDeletionTime = enc.ldt32(opts.Stats.MinLocalDeletionTime)
 	}
 	enc.UnsignedDeletionTimes = v.UIntDeletionTime()
-	w.header = newHeader(table, enc, static, regular)
+	if opts.Stats.Known {
+		enc.SetMinLocalDeletionTime(opts.Stats.MinLocalDeletionTime)
+	}
+	w.header = sstables.NewSerializationHeader(table, enc, static, regular)
 	w.aux = newAuxBuilders(v, table, &opts)
 	w.coll = newCollector(w.header.ClusteringTypes, w.aux.addDropTime)
 
@@ -352,7 +354,7 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 	}
 	comps = append(comps, aux...)
 	stats := w.statistics(res)
-	sb, err := appendStatistics(nil, stats, w.desc.Version)
+	sb, err := sstables.AppendStatistics(nil, stats, w.desc.Version)
 	if err != nil {
 		return nil, w.fail(err)
 	}
@@ -389,21 +391,21 @@ type componentBytes struct {
 }
 
 // statistics assembles Statistics.db.
-func (w *Writer) statistics(res *sstables.DataResult) *Statistics {
+func (w *Writer) statistics(res *sstables.DataResult) *sstables.Statistics {
 	c := w.coll
-	st := &Statistics{
+	st := &sstables.Statistics{
 		Partitioner:         w.part.Name(),
 		BloomFilterFPChance: w.aux.fpChance,
 		Cardinality:         w.aux.cardinality(),
 		Header:              w.header,
 	}
 	s := &st.Stats
-	s.PartitionSizes, s.CellsPerPartition = w.aux.histograms()
+	s.PartitionSizes, s.CellsPerPartition = w.aux.sizes, w.aux.cells
 	s.MinTimestamp, s.MaxTimestamp = c.timestamps()
 	s.MinLocalDeletionTime, s.MaxLocalDeletionTime = c.localDeletionTimes()
 	s.MinTTL, s.MaxTTL = c.ttls()
 	s.CompressionRatio = res.CompressionRatio()
-	s.TombstoneMaxBins, s.TombstoneDropTimes = w.aux.tombstoneHistogram()
+	s.TombstoneDropTimes = w.aux.tombstoneHistogram()
 	s.Level = int32(w.opts.Metadata.Level)
 	s.RepairedAt = w.opts.Metadata.RepairedAt
 	s.MinClusteringValues, s.MaxClusteringValues = c.clusteringBounds()
@@ -414,13 +416,9 @@ func (w *Writer) statistics(res *sstables.DataResult) *Statistics {
 	return st
 }
 
-// commitLogNone is Cassandra's CommitLogPosition.NONE, written as both
-// bounds when there are no intervals.
-var commitLogNone = sstables.CommitLogPosition{SegmentID: -1, Position: 0}
-
 func commitLogBounds(ivs []sstables.CommitLogInterval) (lower, upper sstables.CommitLogPosition) {
 	if len(ivs) == 0 {
-		return commitLogNone, commitLogNone
+		return sstables.CommitLogPositionNone, sstables.CommitLogPositionNone
 	}
 	lower, upper = ivs[0].Lower, ivs[0].Upper
 	for _, iv := range ivs[1:] {

@@ -13,7 +13,7 @@ import (
 
 // writeDecoded writes decoded partitions with the Writer, using the
 // reference header's EncodingStats and columns.
-func writeDecoded(t *testing.T, table *schema.Table, st *Statistics, parts []decodedPartition, opts sstables.WriterOptions) (*sstables.WriteResult, sstables.Descriptor) {
+func writeDecoded(t *testing.T, table *schema.Table, st *sstables.Statistics, parts []decodedPartition, opts sstables.WriterOptions) (*sstables.WriteResult, sstables.Descriptor) {
 	t.Helper()
 	h := st.Header
 	static, _ := headerColumns(table, h.Static, schema.Static)
@@ -81,7 +81,7 @@ func TestWriterReproducesReferenceContent(t *testing.T) {
 				if want := ref.read(t, c); !bytes.Equal(got, want) {
 					t.Logf("informational: %s differs: %s", c, firstDiff(got, want))
 					if c == "Statistics.db" {
-						gst, err := DecodeStatistics(got, vmc, desc.Path(sstables.ComponentStatistics))
+						gst, err := sstables.DecodeStatistics(got, vmc, desc.Path(sstables.ComponentStatistics))
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -108,7 +108,7 @@ func TestWriterReproducesReferenceContent(t *testing.T) {
 }
 
 // statisticsDiff names the Statistics fields that differ.
-func statisticsDiff(a, b *Statistics) []string {
+func statisticsDiff(a, b *sstables.Statistics) []string {
 	var out []string
 	add := func(name string, equal bool) {
 		if !equal {
@@ -131,7 +131,7 @@ func statisticsDiff(a, b *Statistics) []string {
 	add(fmt.Sprintf("min ttl %d/%d", x.MinTTL, y.MinTTL), x.MinTTL == y.MinTTL)
 	add(fmt.Sprintf("max ttl %d/%d", x.MaxTTL, y.MaxTTL), x.MaxTTL == y.MaxTTL)
 	add(fmt.Sprintf("compression ratio %v/%v", x.CompressionRatio, y.CompressionRatio), x.CompressionRatio == y.CompressionRatio)
-	add(fmt.Sprintf("tombstone histogram %v/%v", x.TombstoneDropTimes, y.TombstoneDropTimes), x.TombstoneMaxBins == y.TombstoneMaxBins && fmt.Sprint(x.TombstoneDropTimes) == fmt.Sprint(y.TombstoneDropTimes))
+	add(fmt.Sprintf("tombstone histogram %v/%v", x.TombstoneDropTimes, y.TombstoneDropTimes), fmt.Sprint(x.TombstoneDropTimes) == fmt.Sprint(y.TombstoneDropTimes))
 	add("level", x.Level == y.Level)
 	add("repairedAt", x.RepairedAt == y.RepairedAt)
 	add(fmt.Sprintf("min clustering %x/%x", x.MinClusteringValues, y.MinClusteringValues), fmt.Sprint(x.MinClusteringValues) == fmt.Sprint(y.MinClusteringValues))
@@ -139,6 +139,6 @@ func statisticsDiff(a, b *Statistics) []string {
 	add("legacy counter shards", x.HasLegacyCounterShards == y.HasLegacyCounterShards)
 	add(fmt.Sprintf("totalColumnsSet %d/%d", x.TotalColumnsSet, y.TotalColumnsSet), x.TotalColumnsSet == y.TotalColumnsSet)
 	add(fmt.Sprintf("totalRows %d/%d", x.TotalRows, y.TotalRows), x.TotalRows == y.TotalRows)
-	add("serialization header", bytes.Equal(appendHeader(nil, a.Header), appendHeader(nil, b.Header)))
+	add("serialization header", bytes.Equal(sstables.AppendSerializationHeader(nil, a.Header), sstables.AppendSerializationHeader(nil, b.Header)))
 	return out
 }

@@ -208,24 +208,19 @@ func (c *collector) endPartition() {
 // statistics returns the collected Statistics (the caller fills validation,
 // compaction inputs, replay position, level, repairedAt and compression
 // ratio).
-func (c *collector) statistics() *Statistics {
-	s := &Statistics{
-		Cardinality:            c.hll,
+func (c *collector) statistics() *sstables.Statistics {
+	st := &sstables.Statistics{Cardinality: c.hll.AppendTo(nil)}
+	st.Stats = sstables.Stats{
 		PartitionSizes:         c.sizes,
-		CellCounts:             c.cells,
+		CellsPerPartition:      c.cells,
 		MinTimestamp:           c.minTS,
 		MaxTimestamp:           c.maxTS,
-		MaxLocalDeletionTime:   c.maxLDT,
+		MinLocalDeletionTime:   mutation.NoDeletionTime,
+		MaxLocalDeletionTime:   sstables.FromLegacyDeletionTime(c.maxLDT),
 		TombstoneDropTimes:     c.tombstones,
-		MinColumnNames:         c.minNames,
-		MaxColumnNames:         c.maxNames,
+		MinClusteringValues:    c.minNames,
+		MaxClusteringValues:    c.maxNames,
 		HasLegacyCounterShards: c.legacyCounters,
 	}
-	if s.MinColumnNames == nil {
-		s.MinColumnNames = [][]byte{}
-	}
-	if s.MaxColumnNames == nil {
-		s.MaxColumnNames = [][]byte{}
-	}
-	return s
+	return st
 }

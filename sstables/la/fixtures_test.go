@@ -78,3 +78,12 @@ func readData(t testing.TB, d sstables.Descriptor) []byte {
 	}
 	return b
 }
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}

@@ -166,22 +166,22 @@ func FuzzReadStatistics(f *testing.F) {
 		f.Add(readComponent(f, d, sstables.ComponentStatistics))
 	})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := ParseStatistics(data, "Statistics.db")
+		s, err := sstables.DecodeStatistics(data, Version, "Statistics.db")
 		if err != nil {
 			if !errors.Is(err, sstables.ErrCorrupt) {
 				t.Fatalf("error is not a CorruptionError: %v", err)
 			}
 			return
 		}
-		b, err := s.AppendTo(nil)
+		b, err := sstables.AppendStatistics(nil, s, Version)
 		if err != nil {
 			return // e.g. a partitioner name Java's writeUTF cannot hold
 		}
-		s2, err := ParseStatistics(b, "Statistics.db")
+		s2, err := sstables.DecodeStatistics(b, Version, "Statistics.db")
 		if err != nil {
 			t.Fatalf("re-encoded statistics do not parse: %v", err)
 		}
-		b2, err := s2.AppendTo(nil)
+		b2, err := sstables.AppendStatistics(nil, s2, Version)
 		if err != nil || !bytes.Equal(b, b2) {
 			t.Fatalf("statistics do not round-trip: %v", err)
 		}

@@ -24,7 +24,7 @@ type Reader struct {
 	part     dht.Partitioner
 	inferred bool
 	l        layout
-	stats    *Statistics
+	stats    *sstables.Statistics
 	data     *sstables.DataReader
 	// lookup holds Summary.db and Filter.db, read by the first Get.
 	lookup sstables.KeyLookup
@@ -63,10 +63,10 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if err != nil {
 		return nil, err
 	}
-	if r.stats, err = ParseStatistics(b, statsPath); err != nil {
+	if r.stats, err = sstables.DecodeStatistics(b, desc.Version, statsPath); err != nil {
 		return nil, err
 	}
-	if r.part, err = sstables.FilePartitioner(r.stats.Validation.Partitioner, statsPath); err != nil {
+	if r.part, err = sstables.FilePartitioner(r.stats.Partitioner, statsPath); err != nil {
 		return nil, err
 	}
 	chance := opts.CRCCheckChance
@@ -129,7 +129,7 @@ func (r *Reader) Table() *schema.Table { return r.table }
 func (r *Reader) Inferred() bool { return r.inferred }
 
 // Statistics returns the parsed Statistics.db.
-func (r *Reader) Statistics() *Statistics { return r.stats }
+func (r *Reader) Statistics() *sstables.Statistics { return r.stats }
 
 // Partitioner implements sstables.Reader: the partitioner Statistics.db
 // names.

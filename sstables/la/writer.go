@@ -420,7 +420,7 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 		}
 	}
 	stats := w.statistics(res)
-	b, err := stats.AppendTo(nil)
+	b, err := sstables.AppendStatistics(nil, stats, Version)
 	if err != nil {
 		return nil, w.fail(err)
 	}
@@ -454,18 +454,19 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 }
 
 // statistics assembles Statistics.db.
-func (w *Writer) statistics(res *sstables.DataResult) *Statistics {
-	s := w.pw.stats.statistics()
-	s.Validation = sstables.ValidationMetadata{Partitioner: w.part.Name(), BloomFilterFPChance: w.fp}
+func (w *Writer) statistics(res *sstables.DataResult) *sstables.Statistics {
+	st := w.pw.stats.statistics()
+	st.Partitioner, st.BloomFilterFPChance = w.part.Name(), w.fp
 	md := w.opts.Metadata
 	for _, a := range md.Ancestors {
-		s.Ancestors = append(s.Ancestors, int32(a))
+		st.Ancestors = append(st.Ancestors, int32(a))
 	}
-	s.ReplayPosition = replayPosition(md.CommitLogIntervals)
+	s := &st.Stats
+	s.CommitLogUpperBound = replayPosition(md.CommitLogIntervals)
 	s.CompressionRatio = res.CompressionRatio()
 	s.Level = int32(md.Level)
 	s.RepairedAt = md.RepairedAt
-	return s
+	return st
 }
 
 // replayPosition is la's single commit log position: the greatest upper
@@ -473,7 +474,7 @@ func (w *Writer) statistics(res *sstables.DataResult) *Statistics {
 // [NONE, position], as Cassandra 3.x reads pre-lb files.
 func replayPosition(ivs []sstables.CommitLogInterval) sstables.CommitLogPosition {
 	if len(ivs) == 0 {
-		return ReplayPositionNone
+		return sstables.CommitLogPositionNone
 	}
 	rp := ivs[0].Upper
 	for _, iv := range ivs[1:] {

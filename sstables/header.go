@@ -1,9 +1,9 @@
-package big
+package sstables
 
 import (
 	"fmt"
-	"github.com/castable-db/castable/internal/vint"
 
+	"github.com/castable-db/castable/internal/vint"
 	"github.com/castable-db/castable/schema"
 )
 
@@ -33,8 +33,9 @@ type HeaderColumn struct {
 	TypeName string
 }
 
-// Header is the decoded serialization header.
-type Header struct {
+// SerializationHeader is the decoded serialization header (Statistics.db
+// component 3, ma on).
+type SerializationHeader struct {
 	Stats EncodingStats
 	// PartitionKeyType is the marshal name of the partition key type as
 	// written (CompositeType(...) for several columns).
@@ -55,8 +56,8 @@ func appendVstr(dst []byte, s string) []byte {
 	return append(dst, s...)
 }
 
-// appendHeader serializes h.
-func appendHeader(dst []byte, h *Header) []byte {
+// AppendSerializationHeader serializes h.
+func AppendSerializationHeader(dst []byte, h *SerializationHeader) []byte {
 	dst = h.Stats.appendHeader(dst)
 	dst = appendVstr(dst, h.PartitionKeyType)
 	dst = vint.Append(dst, uint64(len(h.ClusteringTypeNames)))
@@ -73,11 +74,11 @@ func appendHeader(dst []byte, h *Header) []byte {
 	return dst
 }
 
-// newHeader builds the header a writer of table stores: the EncodingStats,
+// NewSerializationHeader builds the header a writer of table stores: the EncodingStats,
 // the table's key and clustering types, and the given static and regular
 // columns (in the table's canonical order).
-func newHeader(table *schema.Table, stats EncodingStats, static, regular []*schema.Column) *Header {
-	h := &Header{Stats: stats, PartitionKeyType: table.PartitionKeyMarshalName()}
+func NewSerializationHeader(table *schema.Table, stats EncodingStats, static, regular []*schema.Column) *SerializationHeader {
+	h := &SerializationHeader{Stats: stats, PartitionKeyType: table.PartitionKeyMarshalName()}
 	for _, c := range table.PartitionKey {
 		h.PartitionKeyTypes = append(h.PartitionKeyTypes, c.Type)
 	}
@@ -94,21 +95,24 @@ func newHeader(table *schema.Table, stats EncodingStats, static, regular []*sche
 	return h
 }
 
-// decodeHeader parses a serialization header from b (the whole component
-// body). It reports the offset within b of any problem.
-func decodeHeader(b []byte) (*Header, int, error) {
-	r := sliceReader{b: b}
-	h := &Header{}
-	ts, _ := r.uvint()
-	ldt, _ := r.uvint()
-	ttl, _ := r.uvint()
+// DecodeSerializationHeader parses a serialization header from the start
+// of b; unsigned says local deletion times are oa's (the EncodingStats'
+// UnsignedDeletionTimes). It returns the header and the bytes it used, or
+// an error with the offset within b of the problem.
+func DecodeSerializationHeader(b []byte, unsigned bool) (*SerializationHeader, int, error) {
+	r := headerReader{b: b}
+	h := &SerializationHeader{}
+	ts := r.uvint()
+	ldt := r.uvint()
+	ttl := r.uvint()
 	if r.err != nil {
 		return nil, r.off, r.err
 	}
 	h.Stats = EncodingStats{
-		MinTimestamp:         int64(ts) + timestampEpoch,
-		MinLocalDeletionTime: int32(uint32(ldt)) + localDeletionTimeEpoch,
-		MinTTL:               int32(uint32(ttl)) + ttlEpoch,
+		MinTimestamp:          int64(ts) + timestampEpoch,
+		MinLocalDeletionTime:  int32(uint32(ldt)) + localDeletionTimeEpoch,
+		MinTTL:                int32(uint32(ttl)) + ttlEpoch,
+		UnsignedDeletionTimes: unsigned,
 	}
 	at := r.off
 	h.PartitionKeyType = r.vstr()
@@ -170,4 +174,48 @@ func parsePartitionKeyType(s string) ([]*schema.Type, error) {
 		return nil, fmt.Errorf("partition key type: %w", err)
 	}
 	return types, nil
+}
+
+// headerReader reads the header's vints and vstrs with a sticky error.
+type headerReader struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (r *headerReader) uvint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := vint.Decode(r.b[r.off:])
+	if n == 0 {
+		r.err = ErrShortValues
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+// count reads a uvint count of items of at least minSize bytes each.
+func (r *headerReader) count(minSize int) int {
+	n := r.uvint()
+	if r.err == nil && n > uint64((len(r.b)-r.off)/minSize) {
+		r.err = fmt.Errorf("count %d does not fit the %d bytes left", n, len(r.b)-r.off)
+		return 0
+	}
+	return int(n)
+}
+
+func (r *headerReader) vstr() string {
+	n := r.uvint()
+	if r.err != nil {
+		return ""
+	}
+	if n > uint64(len(r.b)-r.off) {
+		r.err = ErrShortValues
+		return ""
+	}
+	s := string(r.b[r.off : r.off+int(n)])
+	r.off += int(n)
+	return s
 }
