@@ -21,16 +21,20 @@ func addRealSeeds(f *testing.F, c Component) {
 func FuzzCompressionInfo(f *testing.F) {
 	addRealSeeds(f, ComponentCompressionInfo)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ci, err := ParseCompressionInfo(b, "x")
-		if err != nil {
-			return
-		}
-		again, err := ci.AppendTo(nil)
-		if err != nil || !bytes.Equal(again, b) {
-			t.Fatalf("re-encoding differs (%v)", err)
-		}
-		for i := range ci.ChunkOffsets {
-			ci.ChunkDataLength(i)
+		// Both layouts: without maxCompressedLength (ma…me) and with it (na+).
+		for _, v := range []string{"mc", "na"} {
+			ci, err := ParseCompressionInfo(b, "x", version.MustParse(v))
+			if err != nil {
+				continue
+			}
+			again, err := ci.AppendTo(nil)
+			if err != nil || !bytes.Equal(again, b) {
+				t.Fatalf("%s: re-encoding differs (%v)", v, err)
+			}
+			for i := range ci.ChunkOffsets {
+				ci.ChunkDataLength(i)
+				ci.RawChunk(int64(ci.ChunkDataLength(i)))
+			}
 		}
 	})
 }

@@ -117,7 +117,7 @@ func (t *Target) findBoundaries(fsys sstables.FS) error {
 	data := t.Files[sstables.ComponentData]
 	var db []int
 	if b, ok := t.Files[sstables.ComponentCompressionInfo]; ok {
-		ci, err := sstables.ParseCompressionInfo(b, "")
+		ci, err := sstables.ParseCompressionInfo(b, "", t.Desc.Version)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.Name, err)
 		}

@@ -24,7 +24,7 @@ func chunkSpans(t testing.TB, m *memfs.FS, d sstables.Descriptor) [][2]int64 {
 	size := int64(len(data))
 	var spans [][2]int64
 	if b, ok := m.Get(d.Path(sstables.ComponentCompressionInfo)); ok {
-		ci, err := sstables.ParseCompressionInfo(b, "")
+		ci, err := sstables.ParseCompressionInfo(b, "", d.Version)
 		if err != nil {
 			t.Fatal(err)
 		}
