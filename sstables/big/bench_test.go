@@ -78,7 +78,7 @@ func BenchmarkWriter(b *testing.B) {
 					const ts = 1525385507816568
 					p := &mutation.Partition{
 						Deletion: mutation.Live,
-						Static:   emptyRow,
+						Static:   mutation.NewRow(nil),
 						Rows: []mutation.Row{{
 							Liveness:           mutation.LivenessInfo{Timestamp: ts, TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime},
 							Deletion:           mutation.Live,
@@ -150,7 +150,7 @@ func writeBench(tb testing.TB, table *schema.Table, keys [][]byte, opts sstables
 	col := table.Column("value")
 	const ts = 1525385507816568
 	value := make([]byte, 100)
-	p := &mutation.Partition{Deletion: mutation.Live, Static: emptyRow, Rows: []mutation.Row{{
+	p := &mutation.Partition{Deletion: mutation.Live, Static: mutation.NewRow(nil), Rows: []mutation.Row{{
 		Liveness: mutation.LivenessInfo{Timestamp: ts, TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime},
 		Deletion: mutation.Live, ShadowableDeletion: mutation.Live,
 		Cells: []mutation.Cell{{Column: col, Timestamp: ts, TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime, Value: value}},
@@ -185,7 +185,7 @@ func TestAppendDoesNotAllocate(t *testing.T) {
 	keys := benchKeys(3000)
 	const ts = 1525385507816568
 	value := make([]byte, 100)
-	p := &mutation.Partition{Deletion: mutation.Live, Static: emptyRow, Rows: []mutation.Row{{
+	p := &mutation.Partition{Deletion: mutation.Live, Static: mutation.NewRow(nil), Rows: []mutation.Row{{
 		Liveness: mutation.LivenessInfo{Timestamp: ts, TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime},
 		Deletion: mutation.Live, ShadowableDeletion: mutation.Live,
 		Cells: []mutation.Cell{{Column: col, Timestamp: ts, TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime, Value: value}},

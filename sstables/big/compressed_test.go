@@ -3,6 +3,7 @@ package big
 import (
 	"bytes"
 	"fmt"
+	"github.com/castable-db/castable/internal/testdata"
 	"os"
 	"reflect"
 	"testing"
@@ -53,7 +54,7 @@ func TestCompressedRoundTrip(t *testing.T) {
 							t.Fatal(err)
 						}
 						if got := dataContent(t, desc); !bytes.Equal(got, data) {
-							t.Fatalf("decompressed Data.db differs: %s", firstDiff(got, data))
+							t.Fatalf("decompressed Data.db differs: %s", testdata.FirstDiff(got, data))
 						}
 						r, err := Open(desc, nil, sstables.ReaderOptions{})
 						if err != nil {
@@ -78,7 +79,7 @@ func TestCompressedRoundTrip(t *testing.T) {
 // TestCompressedReferences rewrites each compressed reference (lz4,
 // snappy, deflate, zstd) from its decoded content with its codec and
 // chunk length. The decompressed Data.db must be identical; the compressed
-// bytes must be identical for LZ4 when liblz4 is built in (components.md
+// Bytes must be identical for LZ4 when liblz4 is built in (components.md
 // §6.1: the reference C compressor reproduces Cassandra's chunks) and for
 // Deflate with C zlib (§6.3); otherwise they are compared informationally.
 func TestCompressedReferences(t *testing.T) {
@@ -106,7 +107,7 @@ func TestCompressedReferences(t *testing.T) {
 			st, table, parts := decodeReference(t, ref, content)
 			_, desc := writeDecoded(t, table, st, parts, sstables.WriterOptions{Compression: &params})
 			if got := dataContent(t, desc); !bytes.Equal(got, content) {
-				t.Fatalf("decompressed Data.db differs: %s", firstDiff(got, content))
+				t.Fatalf("decompressed Data.db differs: %s", testdata.FirstDiff(got, content))
 			}
 			got, err := os.ReadFile(desc.Path(sstables.ComponentData))
 			if err != nil {
@@ -116,16 +117,16 @@ func TestCompressedReferences(t *testing.T) {
 			exact := bytes.Equal(got, want)
 			mustMatch := params.Codec == compress.LZ4 && compress.HasImpl(compress.LZ4, compress.ImplC)
 			if why, ok := lz4Unreproducible[ref.name]; ok && !exact {
-				t.Logf("%s: compressed Data.db differs (%s): %s", params.Codec, firstDiff(got, want), why)
+				t.Logf("%s: compressed Data.db differs (%s): %s", params.Codec, testdata.FirstDiff(got, want), why)
 				return
 			}
 			switch {
 			case exact:
 				t.Logf("%s: compressed Data.db byte-identical", params.Codec)
 			case mustMatch:
-				t.Fatalf("compressed Data.db: %s", firstDiff(got, want))
+				t.Fatalf("compressed Data.db: %s", testdata.FirstDiff(got, want))
 			default:
-				t.Logf("informational: %s compressed Data.db differs (%s); decompressed content identical", params.Codec, firstDiff(got, want))
+				t.Logf("informational: %s compressed Data.db differs (%s); decompressed content identical", params.Codec, testdata.FirstDiff(got, want))
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/internal/rows"
 )
 
 // PartitionLayout says where one partition lies in Data.db and Index.db.
@@ -57,7 +58,7 @@ func (r *Reader) Layout(fn func(*PartitionLayout) error) error {
 	}
 	defer closer.Close()
 	sc := r.scanFrom(0)
-	dec := sc.dec
+	dec := sc.Decoder()
 	var pl PartitionLayout
 	var static UnfilteredLayout
 	for {
@@ -77,16 +78,17 @@ func (r *Reader) Layout(fn func(*PartitionLayout) error) error {
 		}
 		pl = PartitionLayout{
 			Key: p.Key, Token: p.Token, Offset: sc.Position(), Deletion: p.Deletion,
-			IndexOffset: e.Offset, IndexSize: it.st.pos - e.Offset, Unfiltereds: pl.Unfiltereds[:0],
+			IndexOffset: e.Offset, IndexSize: it.st.Pos() - e.Offset, Unfiltereds: pl.Unfiltereds[:0],
 		}
 		if e.Promoted != nil {
 			pl.Blocks = e.Promoted.Blocks
 		}
 		if len(r.static) > 0 {
-			static = UnfilteredLayout{Static: true, Kind: mutation.StaticClustering, Offset: dec.staticStart, Size: dec.staticSize, PrevSize: dec.staticPrevSize}
+			static = UnfilteredLayout{Static: true, Kind: mutation.StaticClustering}
+			static.Offset, static.Size, static.PrevSize = dec.StaticSpan()
 			pl.Static = &static
 		}
-		pl.HeaderSize = dec.st.pos - pl.Offset
+		pl.HeaderSize = sc.Pos() - pl.Offset
 		for {
 			row, m, err := sc.Next()
 			if err != nil {
@@ -95,15 +97,16 @@ func (r *Reader) Layout(fn func(*PartitionLayout) error) error {
 			if row == nil && m == nil {
 				break
 			}
-			u := UnfilteredLayout{Offset: dec.lastStart, Size: dec.lastSize, PrevSize: dec.lastPrevSize, Kind: mutation.ClusteringKind}
+			u := UnfilteredLayout{Kind: mutation.ClusteringKind}
+			u.Offset, u.Size, u.PrevSize = dec.LastSpan()
 			if m != nil {
-				u.Marker, u.Kind, u.Clustering = true, m.Kind, cloneClustering(m.Clustering)
+				u.Marker, u.Kind, u.Clustering = true, m.Kind, rows.CloneClustering(m.Clustering)
 			} else {
-				u.Clustering = cloneClustering(row.Clustering)
+				u.Clustering = rows.CloneClustering(row.Clustering)
 			}
 			pl.Unfiltereds = append(pl.Unfiltereds, u)
 		}
-		pl.Size = dec.st.pos - pl.Offset
+		pl.Size = sc.Pos() - pl.Offset
 		if err := fn(&pl); err != nil {
 			return err
 		}

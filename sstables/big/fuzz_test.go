@@ -2,6 +2,7 @@ package big
 
 import (
 	"bytes"
+	"github.com/castable-db/castable/sstables/internal/rows"
 	"io"
 	"testing"
 
@@ -33,12 +34,12 @@ func fuzzHeaders(f *testing.F) ([]fuzzHeader, [][]byte, [][]byte) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		table, err := TableFromHeader(st.Header)
+		table, err := rows.TableFromHeader(st.Header)
 		if err != nil {
 			f.Fatal(err)
 		}
-		static, _ := headerColumns(table, st.Header.Static, schema.Static)
-		regular, _ := headerColumns(table, st.Header.Regular, schema.Regular)
+		static, _ := rows.HeaderColumns(table, st.Header.Static, schema.Static)
+		regular, _ := rows.HeaderColumns(table, st.Header.Regular, schema.Regular)
 		hs = append(hs, fuzzHeader{st.Header, table, static, regular, len(table.Static), len(table.Regular)})
 		data := ref.read(f, "Data.db")
 		index := ref.read(f, "Index.db")
@@ -64,8 +65,8 @@ func FuzzReadData(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		h := &hs[int(which)%len(hs)]
-		dec := newDataDecoder(h.header, h.static, h.regular, h.nStatic, h.nRegulr)
-		sc := newScanner(dec, "fuzz/Data.db", dht.Murmur3, bytes.NewReader(data), 0, int64(len(data)), nil)
+		dec := rows.NewDecoder(version.MustParse("mc"), h.header, h.static, h.regular, h.nStatic, h.nRegulr, 0)
+		sc := rows.NewScanner(dec, "fuzz/Data.db", dht.Murmur3, bytes.NewReader(data), 0, int64(len(data)), nil)
 		for {
 			_, err := sc.NextPartition()
 			if err == io.EOF {
@@ -101,7 +102,7 @@ func FuzzReadIndex(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint8, index []byte) {
 		h := &hs[int(which)%len(hs)]
-		dec := &indexDecoder{nClust: len(h.header.ClusteringTypes), fixed: clusteringFixed(h.header.ClusteringTypes)}
+		dec := &indexDecoder{nClust: len(h.header.ClusteringTypes), fixed: rows.ClusteringFixed(h.header.ClusteringTypes)}
 		it := newIndexIterator(bytes.NewReader(index), int64(len(index)), 0, "fuzz/Index.db", dec, true)
 		for {
 			_, err := it.next()

@@ -3,6 +3,7 @@ package big
 import (
 	"bytes"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/internal/rows"
 	"os"
 	"path/filepath"
 	"testing"
@@ -54,14 +55,16 @@ func (r refSSTable) has(component string) bool {
 	return err == nil
 }
 
-// refSSTables lists every 3.x SSTable (mc, md, me) of the shared test data
-// that castable reads, deliberately corrupt ones included when withCorrupt;
-// the others are named in the log and skipped (testdata.Supported).
+// refSSTables lists every BIG SSTable of the 3.x+ row format in the shared
+// test data that castable reads, deliberately corrupt ones included when
+// withCorrupt; the others are named in the log and skipped
+// (testdata.Supported).
 func refSSTables(t testing.TB, withCorrupt bool) []refSSTable {
 	t.Helper()
 	var out []refSSTable
 	for _, s := range testdata.Supported(t) {
-		if s.Version != "mc" && s.Version != "md" && s.Version != "me" {
+		v := version.MustParse(s.Version)
+		if v.LegacyCells() || v.Tries() {
 			continue
 		}
 		if !withCorrupt && s.Corrupt != "" {
@@ -71,7 +74,7 @@ func refSSTables(t testing.TB, withCorrupt bool) []refSSTable {
 			name:    filepath.Dir(s.Name),
 			dir:     s.Dir,
 			prefix:  s.Prefix,
-			version: version.MustParse(s.Version),
+			version: v,
 		})
 	}
 	if len(out) == 0 {
@@ -100,21 +103,22 @@ func decodeReference(t testing.TB, ref refSSTable, data []byte) (*sstables.Stati
 	if err != nil {
 		t.Fatalf("%s: %v", ref.name, err)
 	}
-	table, err := TableFromHeader(st.Header)
+	table, err := rows.TableFromHeader(st.Header)
 	if err != nil {
 		t.Fatalf("%s: %v", ref.name, err)
 	}
 	table.Options.Partitioner = st.Partitioner
-	static, err := headerColumns(table, st.Header.Static, schema.Static)
+	static, err := rows.HeaderColumns(table, st.Header.Static, schema.Static)
 	if err != nil {
 		t.Fatal(err)
 	}
-	regular, err := headerColumns(table, st.Header.Regular, schema.Regular)
+	regular, err := rows.HeaderColumns(table, st.Header.Regular, schema.Regular)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := newDataDecoder(st.Header, static, regular, len(table.Static), len(table.Regular))
-	sc := newScanner(dec, ref.path("Data.db"), dht.Of(st.Partitioner), bytes.NewReader(data), 0, int64(len(data)), nil)
+	dec := rows.NewDecoder(ref.version, st.Header, static, regular, len(table.Static), len(table.Regular), 0)
+	part := dht.Of(st.Partitioner)
+	sc := rows.NewScanner(dec, ref.path("Data.db"), part, bytes.NewReader(data), 0, int64(len(data)), nil)
 	var parts []decodedPartition
 	for {
 		p, err := sc.NextPartition()
@@ -125,7 +129,7 @@ func decodeReference(t testing.TB, ref refSSTable, data []byte) (*sstables.Stati
 			t.Fatalf("%s: %v", ref.name, err)
 		}
 		dp := decodedPartition{pos: sc.Position(), p: &mutation.Partition{
-			Key: cloneBytes(p.Key), Token: sc.tokens.Token(cloneBytes(p.Key)), Deletion: p.Deletion, Static: cloneRow(&p.Static),
+			Key: rows.CloneBytes(p.Key), Token: part.Token(rows.CloneBytes(p.Key)), Deletion: p.Deletion, Static: rows.CloneRow(&p.Static),
 		}}
 		for {
 			r, m, err := sc.Next()
@@ -136,11 +140,11 @@ func decodeReference(t testing.TB, ref refSSTable, data []byte) (*sstables.Stati
 				break
 			}
 			if r != nil {
-				c := cloneRow(r)
+				c := rows.CloneRow(r)
 				dp.items = append(dp.items, unfiltered{row: &c})
 				dp.p.Rows = append(dp.p.Rows, c)
 			} else {
-				c := cloneMarker(m)
+				c := rows.CloneMarker(m)
 				dp.items = append(dp.items, unfiltered{marker: &c})
 				dp.p.Markers = append(dp.p.Markers, c)
 			}

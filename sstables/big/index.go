@@ -3,34 +3,38 @@ package big
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/castable-db/castable/internal/vint"
 
+	"github.com/castable-db/castable/internal/vint"
 	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/internal/rows"
+	"github.com/castable-db/castable/sstables/version"
 )
 
-// Index.db layout (mc). One entry per partition in Data.db order, no header
-// or footer; fixed-width integers big-endian.
+// Index.db layout (ma … oa: one serializer; only the DeletionTime form
+// changes, 1 byte when live from oa, sstables/deletiontime.go). One entry
+// per partition in Data.db order, no header or footer; fixed-width
+// integers big-endian.
 //
 //	IndexEntry    := u16 keyLen, key,
 //	                 uvint position          partition start in the uncompressed Data.db
 //	                 uvint promotedSize      0, or the byte length of PromotedIndex
 //	                 [PromotedIndex]
 //	PromotedIndex := uvint headerLength      key + deletion + static row = offset of the first unfiltered
-//	                 i32 ldt, i64 ts         partition deletion (fixed DeletionTime)
+//	                 DeletionTime            partition deletion (fixed form)
 //	                 uvint blockCount
 //	                 IndexInfo * blockCount
 //	                 u32 * blockCount        offset of each IndexInfo from the first one
 //	IndexInfo     := Prefix first, Prefix last
 //	                 uvint offset            block start relative to the partition start
 //	                 vint  width - 65536     zigzag signed vint
-//	                 u8 hasOpenMarker, [i32 ldt, i64 ts]   deletion still open at the block end
+//	                 u8 hasOpenMarker, [DeletionTime]   deletion still open at the block end
 //	Prefix        := u8 kind, [u16 size] (unless kind is CLUSTERING), clustering values
 //
-// A block is cut after the unfiltered (row or marker, not the static row)
-// that brings it to ColumnIndexSize bytes or more; a block still open at the
-// end of the partition is closed there and its width includes the
-// end-of-partition byte. The promoted index is written only with two blocks
-// or more.
+// Blocks are cut as every index layout cuts them (rows.BlockCutter): after
+// the unfiltered that brings a block to ColumnIndexSize bytes or more, the
+// last one closed at the partition's end; the promoted index is written
+// only with two blocks or more.
 
 // indexWidthBase is subtracted from every block width (Cassandra's
 // IndexInfo.WIDTH_BASE, independent of the block size setting).
@@ -38,79 +42,6 @@ const indexWidthBase = 64 * 1024
 
 // defaultColumnIndexSize is column_index_size_in_kb 64.
 const defaultColumnIndexSize = 64 * 1024
-
-// indexBuilder collects the promoted index blocks of one partition.
-type indexBuilder struct {
-	blockSize  int64
-	inBlock    bool
-	first      []byte // serialized Prefix of the block's first unfiltered
-	last       []byte // serialized Prefix of the last unfiltered
-	blockStart int64
-	open       mutation.DeletionTime
-	infos      []byte
-	offsets    []uint32
-}
-
-func (ib *indexBuilder) reset() {
-	ib.inBlock = false
-	ib.open = mutation.Live
-	ib.infos = ib.infos[:0]
-	ib.offsets = ib.offsets[:0]
-}
-
-func appendPrefix(dst []byte, kind byte, rest []byte) []byte {
-	dst = append(dst, kind)
-	return append(dst, rest...)
-}
-
-// add records an unfiltered written at [start, end) relative to the
-// partition start. rest is its serialized prefix after the kind byte (for a
-// row the clustering values, for a marker the u16 size and values). For a
-// marker, open is the deletion it leaves open (Live for an end bound).
-func (ib *indexBuilder) add(start, end int64, kind byte, rest []byte, isMarker bool, open mutation.DeletionTime) {
-	if !ib.inBlock {
-		ib.inBlock = true
-		ib.blockStart = start
-		ib.first = appendPrefix(ib.first[:0], kind, rest)
-	}
-	ib.last = appendPrefix(ib.last[:0], kind, rest)
-	if isMarker {
-		ib.open = open
-	}
-	if end-ib.blockStart >= ib.blockSize {
-		ib.addBlock(end)
-	}
-}
-
-func (ib *indexBuilder) addBlock(end int64) {
-	ib.offsets = append(ib.offsets, uint32(len(ib.infos)))
-	b := ib.infos
-	b = append(b, ib.first...)
-	b = append(b, ib.last...)
-	b = vint.Append(b, uint64(ib.blockStart))
-	b = vint.AppendSigned(b, end-ib.blockStart-indexWidthBase)
-	if ib.open.IsLive() {
-		b = append(b, 0)
-	} else {
-		b = append(b, 1)
-		b = appendFixedDeletionTime(b, ib.open)
-	}
-	ib.infos = b
-	ib.inBlock = false
-}
-
-// finish closes the block still open at the end of a partition of the
-// given size (which includes the end-of-partition byte). A partition of one
-// block has no promoted index, so its block is not encoded.
-func (ib *indexBuilder) finish(size int64) {
-	if ib.inBlock && len(ib.offsets) > 0 {
-		ib.addBlock(size)
-	}
-}
-
-// promoted reports whether the partition's entry has a promoted index (two
-// blocks or more).
-func (ib *indexBuilder) promoted() bool { return len(ib.offsets) >= 2 }
 
 // appendSimpleIndexEntry appends the Index.db entry of a partition without
 // a promoted index.
@@ -121,25 +52,54 @@ func appendSimpleIndexEntry(dst, key []byte, position int64) []byte {
 	return append(dst, 0)
 }
 
-// appendEntry appends the partition's Index.db entry.
-func (ib *indexBuilder) appendEntry(dst, key []byte, position, headerLength int64, deletion mutation.DeletionTime) []byte {
-	if !ib.promoted() {
-		return appendSimpleIndexEntry(dst, key, position)
-	}
+// appendIndexEntry appends the Index.db entry of the partition with key
+// at Data.db position, whose header is headerLength bytes, with its
+// promoted index of blocks (at least two) in version v's form.
+func appendIndexEntry(dst, key []byte, position, headerLength int64, deletion mutation.DeletionTime, blocks []rows.Block, v version.Version) []byte {
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(key)))
 	dst = append(dst, key...)
 	dst = vint.Append(dst, uint64(position))
-	n := len(ib.offsets)
-	size := vint.Size(uint64(headerLength)) + fixedDeletionTimeSize + vint.Size(uint64(n)) + len(ib.infos) + 4*n
+	n := len(blocks)
+	infos := 0
+	for i := range blocks {
+		infos += indexInfoSize(&blocks[i], v)
+	}
+	size := vint.Size(uint64(headerLength)) + sstables.FixedDeletionTimeSize(deletion, v) + vint.Size(uint64(n)) + infos + 4*n
 	dst = vint.Append(dst, uint64(size))
 	dst = vint.Append(dst, uint64(headerLength))
-	dst = appendFixedDeletionTime(dst, deletion)
+	dst = sstables.AppendFixedDeletionTime(dst, deletion, v)
 	dst = vint.Append(dst, uint64(n))
-	dst = append(dst, ib.infos...)
-	for _, o := range ib.offsets {
-		dst = binary.BigEndian.AppendUint32(dst, o)
+	for i := range blocks {
+		dst = appendIndexInfo(dst, &blocks[i], v)
+	}
+	off := 0
+	for i := range blocks {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(off))
+		off += indexInfoSize(&blocks[i], v)
 	}
 	return dst
+}
+
+// appendIndexInfo appends one block's IndexInfo.
+func appendIndexInfo(dst []byte, b *rows.Block, v version.Version) []byte {
+	dst = append(dst, b.First...)
+	dst = append(dst, b.Last...)
+	dst = vint.Append(dst, uint64(b.Start))
+	dst = vint.AppendSigned(dst, b.End-b.Start-indexWidthBase)
+	if b.Open.IsLive() {
+		return append(dst, 0)
+	}
+	dst = append(dst, 1)
+	return sstables.AppendFixedDeletionTime(dst, b.Open, v)
+}
+
+// indexInfoSize is the length of appendIndexInfo's encoding.
+func indexInfoSize(b *rows.Block, v version.Version) int {
+	n := len(b.First) + len(b.Last) + vint.Size(uint64(b.Start)) + vint.Size(vint.Zigzag(b.End-b.Start-indexWidthBase)) + 1
+	if !b.Open.IsLive() {
+		n += sstables.FixedDeletionTimeSize(b.Open, v)
+	}
+	return n
 }
 
 // IndexEntry is a decoded Index.db entry.
@@ -172,8 +132,9 @@ type IndexBlock struct {
 	OpenMarker *mutation.DeletionTime
 }
 
-// indexDecoder decodes Index.db entries.
+// indexDecoder decodes Index.db entries of version v.
 type indexDecoder struct {
+	v      version.Version
 	nClust int
 	fixed  []int
 }
@@ -182,91 +143,105 @@ type indexDecoder struct {
 // (aliasing b) and its length. With promoted false, the promoted index is
 // skipped without decoding.
 func (d *indexDecoder) decodeEntry(b []byte, promoted bool) (IndexEntry, int, error) {
-	r := sliceReader{b: b}
+	r := rows.SliceReader{B: b}
 	var e IndexEntry
-	kl := int(r.u16())
-	e.Key = r.bytes(kl)
-	pos, _ := r.uvint()
-	size := r.length()
-	if r.err != nil {
-		return e, r.off, r.err
+	kl := int(r.U16())
+	e.Key = r.Bytes(kl)
+	pos, _ := r.UVint()
+	size := r.Length()
+	if r.Err != nil {
+		return e, r.Off, r.Err
 	}
 	if pos > 1<<62 {
-		return e, r.off, fmt.Errorf("partition position %d out of range", pos)
+		return e, r.Off, fmt.Errorf("partition position %d out of range", pos)
 	}
 	e.Position = int64(pos)
 	if size > 0 {
-		pb := r.bytes(size)
+		pb := r.Bytes(size)
 		if promoted {
 			pi, off, err := d.decodePromoted(pb)
 			if err != nil {
-				return e, r.off - size + off, fmt.Errorf("promoted index: %w", err)
+				return e, r.Off - size + off, fmt.Errorf("promoted index: %w", err)
 			}
 			e.Promoted = pi
 		}
 	}
-	return e, r.off, nil
+	return e, r.Off, nil
 }
 
 func (d *indexDecoder) decodePromoted(b []byte) (*PromotedIndex, int, error) {
-	r := sliceReader{b: b}
-	hl, _ := r.uvint()
-	del := r.bytes(fixedDeletionTimeSize)
-	n := r.count(1)
-	if r.err != nil {
-		return nil, r.off, r.err
+	r := rows.SliceReader{B: b}
+	hl, _ := r.UVint()
+	del := d.readDeletion(&r)
+	n := r.Count(1)
+	if r.Err != nil {
+		return nil, r.Off, r.Err
 	}
-	pi := &PromotedIndex{HeaderLength: int64(hl), Deletion: decodeFixedDeletionTime(del)}
-	if n > r.remaining()/4 {
-		return nil, r.off, fmt.Errorf("%d blocks do not fit %d bytes", n, r.remaining())
+	pi := &PromotedIndex{HeaderLength: int64(hl), Deletion: del}
+	if n > r.Remaining()/4 {
+		return nil, r.Off, fmt.Errorf("%d blocks do not fit %d bytes", n, r.Remaining())
 	}
-	infoStart := r.off
+	infoStart := r.Off
 	pi.Blocks = make([]IndexBlock, n)
 	starts := make([]int, n) // each IndexInfo's offset from the first
 	for i := range pi.Blocks {
 		blk := &pi.Blocks[i]
-		starts[i] = r.off - infoStart
+		starts[i] = r.Off - infoStart
 		blk.FirstKind, blk.First = d.readPrefix(&r)
 		blk.LastKind, blk.Last = d.readPrefix(&r)
-		off, _ := r.uvint()
-		w := r.vint()
-		hasOpen := r.u8()
+		off, _ := r.UVint()
+		w := r.Vint()
+		hasOpen := r.U8()
 		if hasOpen > 1 {
-			r.fail(fmt.Errorf("block %d: open marker flag %d", i, hasOpen))
+			r.Fail(fmt.Errorf("block %d: open marker flag %d", i, hasOpen))
 		}
 		if hasOpen == 1 {
-			if ob := r.bytes(fixedDeletionTimeSize); ob != nil {
-				dt := decodeFixedDeletionTime(ob)
+			dt := d.readDeletion(&r)
+			if r.Err == nil {
 				blk.OpenMarker = &dt
 			}
 		}
-		if r.err != nil {
-			return nil, r.off, fmt.Errorf("block %d: %w", i, r.err)
+		if r.Err != nil {
+			return nil, r.Off, fmt.Errorf("block %d: %w", i, r.Err)
 		}
 		blk.Offset, blk.Width = int64(off), w+indexWidthBase
 		if off > 1<<62 || blk.Width < 0 {
-			return nil, r.off, fmt.Errorf("block %d: offset %d width %d out of range", i, off, blk.Width)
+			return nil, r.Off, fmt.Errorf("block %d: offset %d width %d out of range", i, off, blk.Width)
 		}
 	}
-	infoLen := r.off - infoStart
+	infoLen := r.Off - infoStart
 	for i := 0; i < n; i++ {
-		o := r.u32()
-		if r.err == nil && int64(o) != int64(starts[i]) {
-			return nil, r.off, fmt.Errorf("block offset %d of block %d, but the block starts %d bytes into the %d bytes of blocks", o, i, starts[i], infoLen)
+		o := r.U32()
+		if r.Err == nil && int64(o) != int64(starts[i]) {
+			return nil, r.Off, fmt.Errorf("block offset %d of block %d, but the block starts %d bytes into the %d bytes of blocks", o, i, starts[i], infoLen)
 		}
 	}
-	if r.err != nil {
-		return nil, r.off, r.err
+	if r.Err != nil {
+		return nil, r.Off, r.Err
 	}
-	if r.remaining() != 0 {
-		return nil, r.off, fmt.Errorf("%d bytes after the block offsets", r.remaining())
+	if r.Remaining() != 0 {
+		return nil, r.Off, fmt.Errorf("%d bytes after the block offsets", r.Remaining())
 	}
-	return pi, r.off, nil
+	return pi, r.Off, nil
 }
 
-func (d *indexDecoder) readPrefix(r *sliceReader) (mutation.BoundKind, mutation.Clustering) {
-	kind := mutation.BoundKind(r.u8())
-	if r.err != nil {
+// readDeletion reads a fixed-form deletion time of d's version.
+func (d *indexDecoder) readDeletion(r *rows.SliceReader) mutation.DeletionTime {
+	if r.Err != nil {
+		return mutation.Live
+	}
+	dt, n, err := sstables.ReadFixedDeletionTime(r.B[r.Off:], d.v)
+	if err != nil {
+		r.Fail(err)
+		return mutation.Live
+	}
+	r.Off += n
+	return dt
+}
+
+func (d *indexDecoder) readPrefix(r *rows.SliceReader) (mutation.BoundKind, mutation.Clustering) {
+	kind := mutation.BoundKind(r.U8())
+	if r.Err != nil {
 		return 0, nil
 	}
 	var n int
@@ -274,19 +249,19 @@ func (d *indexDecoder) readPrefix(r *sliceReader) (mutation.BoundKind, mutation.
 	case mutation.ClusteringKind:
 		n = d.nClust
 	case mutation.StaticClustering:
-		r.fail(fmt.Errorf("static clustering in an index block"))
+		r.Fail(fmt.Errorf("static clustering in an index block"))
 		return 0, nil
 	default:
 		if kind > mutation.ExclStartBound {
-			r.fail(fmt.Errorf("clustering prefix kind %d", kind))
+			r.Fail(fmt.Errorf("clustering prefix kind %d", kind))
 			return 0, nil
 		}
-		n = int(r.u16())
+		n = int(r.U16())
 		if n > d.nClust {
-			r.fail(fmt.Errorf("bound with %d components, the table has %d", n, d.nClust))
+			r.Fail(fmt.Errorf("bound with %d components, the table has %d", n, d.nClust))
 			return 0, nil
 		}
 	}
-	vals := readClusteringValues(r, nil, n, d.fixed)
+	vals := rows.ReadClusteringValues(r, nil, n, d.fixed)
 	return kind, vals
 }

@@ -6,11 +6,12 @@ import (
 	"io"
 
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/internal/rows"
 )
 
 // indexIterator reads Index.db entries sequentially from an offset.
 type indexIterator struct {
-	st      *stream
+	st      *rows.Stream
 	dec     *indexDecoder
 	path    string
 	buf     []byte
@@ -21,38 +22,38 @@ type indexIterator struct {
 // With promoted set, promoted indexes are decoded.
 func newIndexIterator(f io.ReaderAt, size, start int64, path string, dec *indexDecoder, promoted bool) *indexIterator {
 	src := io.NewSectionReader(f, start, size-start)
-	return &indexIterator{st: newStream(src, start, size), dec: dec, path: path, decodeP: promoted}
+	return &indexIterator{st: rows.NewStream(src, start, size), dec: dec, path: path, decodeP: promoted}
 }
 
 // next returns the next entry (its Key aliases the iterator's buffer until
 // the next call), or io.EOF after the last one.
 func (it *indexIterator) next() (IndexEntry, error) {
-	at := it.st.pos
-	if it.st.left() == 0 {
+	at := it.st.Pos()
+	if it.st.Left() == 0 {
 		return IndexEntry{}, io.EOF
 	}
 	// Gather the entry's bytes: u16 keyLen, key, uvint position, uvint
 	// promotedSize, promoted index; then decode them in one piece.
 	b := it.buf[:0]
-	kl, err := it.st.u16()
+	kl, err := it.st.U16()
 	if err != nil {
 		return IndexEntry{}, it.corrupt(at, err)
 	}
 	b = append(b, byte(kl>>8), byte(kl))
-	if b, err = it.st.readInto(b, int(kl)); err != nil {
+	if b, err = it.st.ReadInto(b, int(kl)); err != nil {
 		return IndexEntry{}, it.corrupt(at, err)
 	}
-	pos, err := it.st.uvint()
+	pos, err := it.st.UVint()
 	if err != nil {
 		return IndexEntry{}, it.corrupt(at, err)
 	}
 	b = vint.Append(b, pos)
-	size, err := it.st.length()
+	size, err := it.st.Length()
 	if err != nil {
 		return IndexEntry{}, it.corrupt(at, err)
 	}
 	b = vint.Append(b, uint64(size))
-	if b, err = it.st.readInto(b, size); err != nil {
+	if b, err = it.st.ReadInto(b, size); err != nil {
 		return IndexEntry{}, it.corrupt(at, err)
 	}
 	it.buf = b
@@ -65,8 +66,8 @@ func (it *indexIterator) next() (IndexEntry, error) {
 }
 
 func (it *indexIterator) corrupt(at int64, err error) error {
-	if errors.Is(err, errShort) {
-		return sstables.Corruptf(it.path, string(sstables.ComponentIndex), at, "truncated index entry (Index.db ends at %d)", it.st.limit)
+	if errors.Is(err, rows.ErrShort) {
+		return sstables.Corruptf(it.path, string(sstables.ComponentIndex), at, "truncated index entry (Index.db ends at %d)", it.st.Limit())
 	}
 	var ce *sstables.CorruptionError
 	if errors.As(err, &ce) {

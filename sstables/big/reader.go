@@ -12,6 +12,7 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/internal/rows"
 	"github.com/castable-db/castable/sstables/version"
 )
 
@@ -85,17 +86,17 @@ func open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	}
 	h := r.stats.Header
 	if table == nil {
-		if table, err = TableFromHeader(h); err != nil {
+		if table, err = rows.TableFromHeader(h); err != nil {
 			return nil, &sstables.CorruptionError{Path: statsPath, Component: string(sstables.ComponentStatistics), Offset: -1, Reason: "serialization header does not describe a valid table", Err: err}
 		}
-	} else if err := checkTableMatchesHeader(table, h); err != nil {
+	} else if err := rows.CheckTableMatchesHeader(table, h); err != nil {
 		return nil, fmt.Errorf("%s: %w", statsPath, err)
 	}
 	r.table = sstables.WithPartitioner(table, r.part)
-	if r.static, err = headerColumns(table, h.Static, schema.Static); err != nil {
+	if r.static, err = rows.HeaderColumns(table, h.Static, schema.Static); err != nil {
 		return nil, fmt.Errorf("%s: %w", statsPath, err)
 	}
-	if r.regular, err = headerColumns(table, h.Regular, schema.Regular); err != nil {
+	if r.regular, err = rows.HeaderColumns(table, h.Regular, schema.Regular); err != nil {
 		return nil, fmt.Errorf("%s: %w", statsPath, err)
 	}
 	chance := opts.CRCCheckChance
@@ -150,31 +151,29 @@ func (r *Reader) Header() *Header { return r.stats.Header }
 // DataLength returns the uncompressed length of Data.db.
 func (r *Reader) DataLength() int64 { return r.data.Length() }
 
-func (r *Reader) newDecoder() *dataDecoder {
-	d := newDataDecoder(r.stats.Header, r.static, r.regular, len(r.table.Static), len(r.table.Regular))
-	d.maxValue = r.maxValue
-	return d
+func (r *Reader) newDecoder() *rows.Decoder {
+	return rows.NewDecoder(r.desc.Version, r.stats.Header, r.static, r.regular, len(r.table.Static), len(r.table.Regular), r.maxValue)
 }
 
 // newScanner returns a scanner of Data.db from offset start.
-func (r *Reader) newScanner(src io.Reader, start int64, closer io.Closer) *scanner {
-	return newScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), r.part, src, start, r.data.Length(), closer)
+func (r *Reader) newScanner(src io.Reader, start int64, closer io.Closer) *rows.Scanner {
+	return rows.NewScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), r.part, src, start, r.data.Length(), closer)
 }
 
 // Scan implements sstables.Reader.
 func (r *Reader) Scan() (sstables.Scanner, error) {
 	stream := r.data.NewReadAheadStream(0, r.readAhead)
 	s := r.newScanner(stream, 0, stream)
-	s.r, s.ds = r, stream
+	s.SetSeeking(r, r.table, stream)
 	return s, nil
 }
 
-func (r *Reader) scanFrom(pos int64) *scanner {
+func (r *Reader) scanFrom(pos int64) *rows.Scanner {
 	return r.newScanner(r.data.NewStream(pos), pos, nil)
 }
 
 func (r *Reader) indexDecoder() *indexDecoder {
-	return &indexDecoder{nClust: len(r.stats.Header.ClusteringTypes), fixed: clusteringFixed(r.stats.Header.ClusteringTypes)}
+	return &indexDecoder{v: r.desc.Version, nClust: len(r.stats.Header.ClusteringTypes), fixed: rows.ClusteringFixed(r.stats.Header.ClusteringTypes)}
 }
 
 // openIndex opens Index.db for sequential reading from offset start (0, or
@@ -264,7 +263,7 @@ func (r *Reader) Lookup(key []byte) (*mutation.Partition, int64, error) {
 	}
 	defer r.lookupStreams.Put(ds)
 	sc := r.newScanner(ds, pos, nil)
-	defer sc.dec.st.release()
+	defer sc.Release()
 	p, err := sc.NextPartition()
 	if err != nil {
 		return nil, -1, err
@@ -272,7 +271,7 @@ func (r *Reader) Lookup(key []byte) (*mutation.Partition, int64, error) {
 	if !bytes.Equal(p.Key, key) {
 		return nil, -1, sstables.Corruptf(r.desc.Path(sstables.ComponentIndex), string(sstables.ComponentIndex), entry, "entry points to Data.db offset %d, which holds another partition", pos)
 	}
-	p, err = readWholePartition(sc, p)
+	p, err = rows.ReadWholePartition(sc, p)
 	if err != nil {
 		return nil, -1, err
 	}
@@ -291,7 +290,7 @@ func (r *Reader) ScanFrom(key []byte) (sstables.Scanner, error) {
 	}
 	stream := r.data.NewReadAheadStream(pos, r.readAhead)
 	s := r.newScanner(stream, pos, stream)
-	s.r, s.ds = r, stream
+	s.SetSeeking(r, r.table, stream)
 	return s, nil
 }
 
@@ -308,7 +307,7 @@ func (r *Reader) locate(key []byte) (pos, entry int64, err error) {
 		return -1, -1, err
 	}
 	defer closer.Close()
-	defer it.st.release() // only positions leave this function
+	defer it.st.Release() // only positions leave this function
 	token := r.part.Token(key)
 	for {
 		e, err := it.next()

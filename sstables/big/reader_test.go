@@ -3,6 +3,7 @@ package big
 import (
 	"errors"
 	"fmt"
+	"github.com/castable-db/castable/sstables/internal/rows"
 	"io"
 	"reflect"
 	"strings"
@@ -44,7 +45,7 @@ func scanAll(t testing.TB, r sstables.Reader) []*mutation.Partition {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cp, err := readWholePartition(sc.(*scanner), p)
+		cp, err := rows.ReadWholePartition(sc.(*rows.Scanner), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +249,7 @@ func TestConcurrentLookups(t *testing.T) {
 		if err != nil {
 			break
 		}
-		whole, err := readWholePartition(sc.(*scanner), p)
+		whole, err := rows.ReadWholePartition(sc.(*rows.Scanner), p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package big
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/castable-db/castable/sstables/internal/rows"
 	"io"
 	"os"
 	"testing"
@@ -27,7 +28,7 @@ func FuzzSeekClustering(f *testing.F) {
 	for _, target := range []uint32{0, 1, 37, 150, 299, 5000} {
 		f.Add(index, target, uint8(target%3), target%2 == 0)
 	}
-	idec := &indexDecoder{nClust: len(r.stats.Header.ClusteringTypes), fixed: clusteringFixed(r.stats.Header.ClusteringTypes)}
+	idec := &indexDecoder{v: r.desc.Version, nClust: len(r.stats.Header.ClusteringTypes), fixed: rows.ClusteringFixed(r.stats.Header.ClusteringTypes)}
 	f.Fuzz(func(t *testing.T, index []byte, target uint32, ck2 uint8, short bool) {
 		it := newIndexIterator(bytes.NewReader(index), int64(len(index)), 0, "fuzz/Index.db", idec, true)
 		e, err := it.next()
@@ -36,13 +37,7 @@ func FuzzSeekClustering(f *testing.F) {
 		}
 		sc := scanTo(t, r, seekInt(0))
 		defer sc.Close()
-		sc.entryLoaded = true
-		if err := sc.useEntry(&e); err != nil {
-			if !acceptable(err) {
-				t.Fatalf("useEntry: not a CorruptionError: %v", err)
-			}
-			return
-		}
+		sc.SetRowIndexSource(&entrySource{r, e})
 		ck := mutation.Clustering{binary.BigEndian.AppendUint32(nil, target), seekInt(int(ck2))}
 		if short {
 			ck = ck[:1]

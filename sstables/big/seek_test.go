@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/castable-db/castable/sstables/internal/rows"
 	"io"
 	"reflect"
 	"slices"
@@ -35,10 +36,10 @@ func readItems(t testing.TB, sc sstables.Scanner) []unfiltered {
 		}
 		switch {
 		case r != nil:
-			c := cloneRow(r)
+			c := rows.CloneRow(r)
 			out = append(out, unfiltered{row: &c})
 		case m != nil:
-			c := cloneMarker(m)
+			c := rows.CloneMarker(m)
 			out = append(out, unfiltered{marker: &c})
 		default:
 			return out
@@ -73,7 +74,7 @@ func expectedAfter(table *schema.Table, full []unfiltered, ck mutation.Clusterin
 	}
 	var out []unfiltered
 	if !open.IsLive() {
-		m := mutation.RangeTombstoneMarker{Kind: mutation.InclStartBound, Clustering: cloneClustering(ck), Close: mutation.Live, Open: open}
+		m := mutation.RangeTombstoneMarker{Kind: mutation.InclStartBound, Clustering: rows.CloneClustering(ck), Close: mutation.Live, Open: open}
 		if m.Clustering == nil {
 			m.Clustering = mutation.Clustering{}
 		}
@@ -101,7 +102,7 @@ func seekTargets(full []unfiltered, pi *PromotedIndex, max int) []mutation.Clust
 	out := []mutation.Clustering{{}}
 	add := func(c mutation.Clustering) {
 		for n := 1; n <= len(c); n++ {
-			out = append(out, cloneClustering(c[:n]))
+			out = append(out, rows.CloneClustering(c[:n]))
 		}
 	}
 	for _, u := range full {
@@ -127,7 +128,7 @@ func seekTargets(full []unfiltered, pi *PromotedIndex, max int) []mutation.Clust
 }
 
 // scanTo returns a new scan (from ScanFrom) positioned in key's partition.
-func scanTo(t testing.TB, r *Reader, key []byte) *scanner {
+func scanTo(t testing.TB, r *Reader, key []byte) *rows.Scanner {
 	t.Helper()
 	sc, err := r.ScanFrom(key)
 	if err != nil || sc == nil {
@@ -136,7 +137,7 @@ func scanTo(t testing.TB, r *Reader, key []byte) *scanner {
 	if _, err := sc.NextPartition(); err != nil {
 		t.Fatal(err)
 	}
-	return sc.(*scanner)
+	return sc.(*rows.Scanner)
 }
 
 // promotedIndexes returns every partition's promoted index (nil when none),
@@ -194,7 +195,7 @@ func checkSeeks(t *testing.T, r *Reader, maxTargets int) (jumps int) {
 				t.Fatalf("partition %d seek %x: %v", n, [][]byte(ck), err)
 			}
 			got := readItems(t, sc)
-			jumps += sc.jumps
+			jumps += sc.Jumps()
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("partition %d seek %x: got\n%s\nwant\n%s", n, [][]byte(ck), describeItems(got), describeItems(want))
 			}
@@ -459,13 +460,24 @@ func TestSeekClusteringMisuse(t *testing.T) {
 	}
 }
 
+// entrySource is a rows.RowIndexSource that gives every partition the
+// promoted index of one Index.db entry (as Reader.RowIndex checks it).
+type entrySource struct {
+	r *Reader
+	e IndexEntry
+}
+
+func (s *entrySource) RowIndex(key []byte, start, headerLength int64, deletion mutation.DeletionTime, dataLength int64) (rows.RowIndex, error) {
+	return s.r.rowIndexFor(&s.e, start, headerLength, deletion, dataLength)
+}
+
 // TestSeekClusteringCorruptIndex: a promoted index that does not describe
 // the partition gives a CorruptionError naming Index.db, never a panic or
 // rows of another place.
 func TestSeekClusteringCorruptIndex(t *testing.T) {
 	r := writeSeekSSTable(t, []int{300}, 256, 4096)
 	defer r.Close()
-	start := func() (*scanner, IndexEntry) {
+	start := func() (*rows.Scanner, IndexEntry) {
 		sc := scanTo(t, r, seekInt(0))
 		e, found, err := r.findEntry(seekInt(0))
 		if err != nil || !found || e.Promoted == nil || len(e.Promoted.Blocks) < 20 {
@@ -492,23 +504,22 @@ func TestSeekClusteringCorruptIndex(t *testing.T) {
 	} {
 		sc, e := start()
 		c.change(e.Promoted)
-		isCorrupt(sc.useEntry(&e), c.name)
+		sc.SetRowIndexSource(&entrySource{r, e})
+		isCorrupt(sc.SeekClustering(mutation.Clustering{seekInt(200)}), c.name)
 		sc.Close()
 	}
 	sc, e := start()
 	e.Position++
-	isCorrupt(sc.useEntry(&e), "position")
+	sc.SetRowIndexSource(&entrySource{r, e})
+	isCorrupt(sc.SeekClustering(mutation.Clustering{seekInt(200)}), "position")
 	sc.Close()
 
 	// Blocks that are consistent but name other first unfiltereds than
 	// the ones where they start: the jump notices.
 	sc, e = start()
-	if err := sc.useEntry(&e); err != nil {
-		t.Fatal(err)
-	}
-	sc.entryLoaded = true
-	b := &sc.promoted.Blocks[10]
+	b := &e.Promoted.Blocks[10]
 	b.First = mutation.Clustering{seekInt(12345), seekInt(0)}
+	sc.SetRowIndexSource(&entrySource{r, e})
 	err := sc.SeekClustering(b.Last)
 	isCorrupt(err, "first unfiltered")
 	if _, _, err2 := sc.Next(); err2 != err {

@@ -7,6 +7,7 @@ import (
 	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/internal/rows"
 )
 
 // Verify implements sstables.Reader. It checks, stopping at the first
@@ -94,7 +95,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 	var prevKey []byte
 	var prevToken dht.Token
 	first := true
-	bounds := &statsBounds{s: &r.stats.Stats, path: r.desc.Path(sstables.ComponentStatistics)}
+	bounds := rows.NewStatsBounds(&r.stats.Stats, r.desc.Path(sstables.ComponentStatistics))
 	var blocks blockChecker
 	rebuild := sstables.NewFilterRebuild(filter)
 	for {
@@ -144,15 +145,15 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 		prevKey = append(prevKey[:0], p.Key...)
 		prevToken = r.part.Token(prevKey) // p.Token refers to the scanner's buffer
 		start := sc.Position()
-		if err := bounds.deletion(p.Deletion, start); err != nil {
+		if err := bounds.Deletion(p.Deletion, start); err != nil {
 			return nil, nil, err
 		}
-		if err := bounds.row(&p.Static, start); err != nil {
+		if err := bounds.Row(&p.Static, start); err != nil {
 			return nil, nil, err
 		}
 		blocks.reset(e.Promoted, indexPath, e.Offset)
 		for {
-			startsBlock, err := blocks.before(sc.dec.st.pos - start)
+			startsBlock, err := blocks.before(sc.Pos() - start)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -164,12 +165,12 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 				break
 			}
 			if row != nil {
-				err = bounds.row(row, start)
+				err = bounds.Row(row, start)
 				if err == nil {
 					err = blocks.saw(mutation.ClusteringKind, row.Clustering, startsBlock, nil)
 				}
 			} else {
-				err = bounds.marker(m, start)
+				err = bounds.Marker(m, start)
 				if err == nil {
 					err = blocks.saw(m.Kind, m.Clustering, startsBlock, m)
 				}
@@ -181,7 +182,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 		if err := blocks.end(); err != nil {
 			return nil, nil, err
 		}
-		size := sc.dec.st.pos - start
+		size := sc.Pos() - start
 		if pi := e.Promoted; pi != nil {
 			next := pi.HeaderLength
 			for i, b := range pi.Blocks {

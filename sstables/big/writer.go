@@ -10,6 +10,7 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/internal/rows"
 	"github.com/castable-db/castable/sstables/version"
 )
 
@@ -37,8 +38,8 @@ type Writer struct {
 	desc       sstables.Descriptor
 	params     compress.Params
 	header     *Header
-	coll       *collector
-	ser        *serializer
+	coll       *rows.Collector
+	ser        *rows.Serializer
 	aux        *auxBuilders
 
 	files *sstables.FileSet
@@ -106,9 +107,9 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 	if err != nil {
 		return nil, err
 	}
-	enc := DefaultEncodingStats
+	enc := sstables.DefaultEncodingStats
 	if opts.Stats.Known {
-		enc = EncodingStats{
+		enc = sstables.EncodingStats{
 			MinTimestamp: opts.Stats.MinTimestamp,
 			MinTTL:       opts.Stats.MinTTL,
 		}
@@ -119,7 +120,7 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 	}
 	w.header = sstables.NewSerializationHeader(table, enc, static, regular)
 	w.aux = newAuxBuilders(v, table, &opts)
-	w.coll = newCollector(w.header.ClusteringTypes, w.aux.addDropTime)
+	w.coll = rows.NewCollector(table, w.header.ClusteringTypes, v.HasAccurateMinMax() || v.HasImprovedMinMax(), w.aux.addDropTime)
 
 	if w.files, err = sstables.NewFileSet(opts.FS, w.desc); err != nil {
 		return nil, err
@@ -155,11 +156,12 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 		CellCounts:     w.aux.cells,
 		SimpleEntry:    appendSimpleIndexEntry,
 	})
-	w.ser = newSerializer(table, w.header, static, regular, serializerOptions{
-		scyllaShadowable: opts.ScyllaShadowable,
-		columnIndexSize:  opts.ColumnIndexSize,
-		sink:             w.sink,
-		coll:             w.coll,
+	w.ser = rows.NewSerializer(table, w.header, static, regular, rows.SerializerOptions{
+		Version:          v,
+		ScyllaShadowable: opts.ScyllaShadowable,
+		BlockSize:        opts.ColumnIndexSize,
+		Sink:             w.sink,
+		Collector:        w.coll,
 	})
 	return w, nil
 }
@@ -218,7 +220,7 @@ func (w *Writer) StartPartition(p *mutation.Partition) error {
 	if w.parts > 0 && dht.ComparePartitions(w.prevToken, w.prevKey, token, p.Key) >= 0 {
 		return w.fail(fmt.Errorf("sstables: partition %s (token %s) does not come after %s (token %s)", sstables.ShortHex(p.Key), w.part.String(token), sstables.ShortHex(w.prevKey), w.part.String(w.prevToken)))
 	}
-	if err := w.ser.startPartition(p.Key, p.Deletion, &p.Static); err != nil {
+	if err := w.ser.StartPartition(p.Key, p.Deletion, &p.Static); err != nil {
 		return w.fail(fmt.Errorf("sstables: partition %s: %w", sstables.ShortHex(p.Key), err))
 	}
 	w.h1, w.h2 = h1, h2
@@ -228,7 +230,7 @@ func (w *Writer) StartPartition(p *mutation.Partition) error {
 		w.prevToken = w.part.TokenFromHash(w.prevKey, h1) // of the copy: a key-ordered token refers to its key
 	}
 	w.inPart = true
-	if !rowIsEmpty(&p.Static) {
+	if !rows.RowIsEmpty(&p.Static) {
 		w.rows++
 	}
 	return nil
@@ -242,7 +244,7 @@ func (w *Writer) AppendRow(r *mutation.Row) error {
 	if !w.inPart {
 		return w.fail(fmt.Errorf("%w: AppendRow outside a partition", errWriterState))
 	}
-	if err := w.ser.writeRow(r, false); err != nil {
+	if err := w.ser.WriteRow(r); err != nil {
 		return w.fail(fmt.Errorf("sstables: partition %s: row: %w", sstables.ShortHex(w.prevKey), err))
 	}
 	w.rows++
@@ -257,7 +259,7 @@ func (w *Writer) AppendMarker(m *mutation.RangeTombstoneMarker) error {
 	if !w.inPart {
 		return w.fail(fmt.Errorf("%w: AppendMarker outside a partition", errWriterState))
 	}
-	if err := w.ser.writeMarker(m); err != nil {
+	if err := w.ser.WriteMarker(m); err != nil {
 		return w.fail(fmt.Errorf("sstables: partition %s: range tombstone marker: %w", sstables.ShortHex(w.prevKey), err))
 	}
 	return nil
@@ -271,21 +273,22 @@ func (w *Writer) EndPartition() error {
 	if !w.inPart {
 		return w.fail(fmt.Errorf("%w: EndPartition outside a partition", errWriterState))
 	}
-	size, promoted, err := w.ser.finishPartition()
+	size, blocks, err := w.ser.FinishPartition()
 	if err != nil {
 		return w.fail(err)
 	}
-	if promoted {
-		w.entry = w.ser.appendEntry(w.entry[:0])
-		err = w.sink.EndPartition(w.prevKey, w.h1, w.h2, w.entry, size, w.ser.partCells)
+	cells := w.ser.Cells()
+	if len(blocks) > 0 {
+		w.entry = appendIndexEntry(w.entry[:0], w.prevKey, w.ser.PartitionStart(), w.ser.HeaderLength(), w.ser.Deletion(), blocks, w.desc.Version)
+		err = w.sink.EndPartition(w.prevKey, w.h1, w.h2, w.entry, size, cells)
 	} else {
 		// The sink builds the entry (appendSimpleIndexEntry).
-		err = w.sink.EndSimplePartition(w.prevKey, w.h1, w.h2, w.ser.partStart, size, w.ser.partCells)
+		err = w.sink.EndSimplePartition(w.prevKey, w.h1, w.h2, w.ser.PartitionStart(), size, cells)
 	}
 	if err != nil {
 		return w.fail(err)
 	}
-	w.cells += w.ser.partCells
+	w.cells += cells
 	w.parts++
 	w.inPart = false
 	return nil
@@ -329,7 +332,7 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 	if w.parts == 0 {
 		return nil, w.fail(errors.New("sstables: an SSTable needs at least one partition"))
 	}
-	sinkRes, err := w.sink.Finish(w.ser.takeOut())
+	sinkRes, err := w.sink.Finish(w.ser.TakeOut())
 	if err != nil {
 		return nil, w.fail(err)
 	}
@@ -402,16 +405,16 @@ func (w *Writer) statistics(res *sstables.DataResult) *sstables.Statistics {
 	}
 	s := &st.Stats
 	s.PartitionSizes, s.CellsPerPartition = w.aux.sizes, w.aux.cells
-	s.MinTimestamp, s.MaxTimestamp = c.timestamps()
-	s.MinLocalDeletionTime, s.MaxLocalDeletionTime = c.localDeletionTimes()
-	s.MinTTL, s.MaxTTL = c.ttls()
+	s.MinTimestamp, s.MaxTimestamp = c.Timestamps()
+	s.MinLocalDeletionTime, s.MaxLocalDeletionTime = c.LocalDeletionTimes()
+	s.MinTTL, s.MaxTTL = c.TTLs()
 	s.CompressionRatio = res.CompressionRatio()
 	s.TombstoneDropTimes = w.aux.tombstoneHistogram()
 	s.Level = int32(w.opts.Metadata.Level)
 	s.RepairedAt = w.opts.Metadata.RepairedAt
-	s.MinClusteringValues, s.MaxClusteringValues = c.clusteringBounds()
-	s.HasLegacyCounterShards = c.legacyCounters
-	s.TotalColumnsSet, s.TotalRows = c.totalColumnsSet, c.totalRows
+	s.MinClusteringValues, s.MaxClusteringValues = c.ClusteringBounds()
+	s.HasLegacyCounterShards = c.LegacyCounters
+	s.TotalColumnsSet, s.TotalRows = c.TotalColumnsSet, c.TotalRows
 	s.CommitLogIntervals = w.opts.Metadata.CommitLogIntervals
 	s.CommitLogLowerBound, s.CommitLogUpperBound = commitLogBounds(s.CommitLogIntervals)
 	return st

@@ -3,6 +3,8 @@ package big
 import (
 	"bytes"
 	"fmt"
+	"github.com/castable-db/castable/internal/testdata"
+	"github.com/castable-db/castable/sstables/internal/rows"
 	"os"
 	"testing"
 
@@ -16,8 +18,8 @@ import (
 func writeDecoded(t *testing.T, table *schema.Table, st *sstables.Statistics, parts []decodedPartition, opts sstables.WriterOptions) (*sstables.WriteResult, sstables.Descriptor) {
 	t.Helper()
 	h := st.Header
-	static, _ := headerColumns(table, h.Static, schema.Static)
-	regular, _ := headerColumns(table, h.Regular, schema.Regular)
+	static, _ := rows.HeaderColumns(table, h.Static, schema.Static)
+	regular, _ := rows.HeaderColumns(table, h.Regular, schema.Regular)
 	cols := append(append([]*schema.Column{}, static...), regular...)
 	if cols == nil {
 		cols = []*schema.Column{}
@@ -79,7 +81,7 @@ func TestWriterReproducesReferenceContent(t *testing.T) {
 					t.Fatal(err)
 				}
 				if want := ref.read(t, c); !bytes.Equal(got, want) {
-					t.Logf("informational: %s differs: %s", c, firstDiff(got, want))
+					t.Logf("informational: %s differs: %s", c, testdata.FirstDiff(got, want))
 					if c == "Statistics.db" {
 						gst, err := sstables.DecodeStatistics(got, vmc, desc.Path(sstables.ComponentStatistics))
 						if err != nil {
@@ -100,7 +102,7 @@ func TestWriterReproducesReferenceContent(t *testing.T) {
 					t.Fatal(err)
 				}
 				if want := ref.read(t, c); !bytes.Equal(got, want) {
-					t.Errorf("%s: %s", c, firstDiff(got, want))
+					t.Errorf("%s: %s", c, testdata.FirstDiff(got, want))
 				}
 			}
 		})

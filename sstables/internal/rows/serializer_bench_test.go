@@ -1,4 +1,4 @@
-package big
+package rows
 
 import (
 	"encoding/binary"
@@ -21,7 +21,7 @@ func (d *discardSink) Submit(buf []byte) ([]byte, error) {
 // BenchmarkSerializeSmallPartition measures the row serializer alone on
 // perf_fast_forward's small-part partitions (int key, one row without
 // clustering, one 100-byte blob cell, no row marker): header, row, end of
-// partition and Index.db entry, with everything in cache.
+// partition, with everything in cache.
 func BenchmarkSerializeSmallPartition(b *testing.B) {
 	table, err := schema.NewTable("ks", "small_part", []schema.ColumnDef{
 		{Name: "pk", Type: schema.Int, Kind: schema.PartitionKey},
@@ -33,26 +33,25 @@ func BenchmarkSerializeSmallPartition(b *testing.B) {
 	const ts = 1_700_000_000_000_000
 	enc := EncodingStats{MinTimestamp: ts, MinLocalDeletionTime: DefaultEncodingStats.MinLocalDeletionTime, MinTTL: 0}
 	h := sstables.NewSerializationHeader(table, enc, nil, table.Regular)
-	coll := newCollector(h.ClusteringTypes, nil)
-	ser := newSerializer(table, h, nil, table.Regular, serializerOptions{columnIndexSize: defaultColumnIndexSize, sink: &discardSink{}, coll: coll})
+	coll := NewCollector(table, h.ClusteringTypes, true, nil)
+	ser := NewSerializer(table, h, nil, table.Regular, SerializerOptions{BlockSize: 64 << 10, Sink: &discardSink{}, Collector: coll})
 	row := mutation.NewRow(nil)
 	row.Cells = []mutation.Cell{{Column: table.Regular[0], Value: make([]byte, 100), TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime}}
 	key := make([]byte, 4)
 	static := mutation.NewRow(nil)
-	var entry []byte
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
 		binary.BigEndian.PutUint32(key, uint32(i))
 		row.Cells[0].Timestamp = ts + int64(i)
 		i++
-		if err := ser.startPartition(key, mutation.Live, &static); err != nil {
+		if err := ser.StartPartition(key, mutation.Live, &static); err != nil {
 			b.Fatal(err)
 		}
-		if err := ser.writeRow(&row, false); err != nil {
+		if err := ser.WriteRow(&row); err != nil {
 			b.Fatal(err)
 		}
-		if entry, _, err = ser.endPartition(entry[:0]); err != nil {
+		if _, _, err = ser.FinishPartition(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package big
+package rows
 
 import (
 	"errors"
@@ -6,14 +6,17 @@ import (
 
 	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
 )
 
-// scanner walks the partitions of a Data.db stream row by row. It
-// implements sstables.Scanner. The partition it returns, and the rows and
-// markers, alias its buffers (see the interface's validity rules).
-type scanner struct {
-	dec  *dataDecoder
+// Scanner walks the partitions of a Data.db stream row by row. It
+// implements sstables.Scanner (and sstables.ClusteringSeeker when it reads
+// through a DataStream with a RowIndexSource). The partition it returns,
+// and the rows and markers, alias its buffers (see the interface's
+// validity rules).
+type Scanner struct {
+	dec  *Decoder
 	path string // Data.db path, for errors
 	// tokens computes the partitions' tokens.
 	tokens dht.Partitioner
@@ -27,10 +30,11 @@ type scanner struct {
 	err       error
 	closer    io.Closer
 
-	// Seeking (seek.go). r and ds are set by the Reader's scans (nil for
-	// a scanner over a plain io.Reader, which then decodes and drops).
-	r  *Reader
-	ds *sstables.DataStream
+	// Seeking (seek.go). index, table and ds are set by SetSeeking (nil
+	// for a scanner over a plain io.Reader, which then decodes and drops).
+	index RowIndexSource
+	table *schema.Table
+	ds    *sstables.DataStream
 	// started: NextPartition has returned a partition.
 	started bool
 	// headerEnd is the absolute offset of the partition's first unfiltered.
@@ -53,31 +57,58 @@ type scanner struct {
 	hasLast   bool
 	lastKind  mutation.BoundKind
 	lastClust mutation.Clustering
-	// The partition's promoted index, looked up on the first seek.
+	// The partition's row index, looked up on the first seek.
 	entryLoaded bool
-	promoted    *PromotedIndex
-	entryOffset int64
-	// blk is the promoted index block the stream was last found in.
-	blk int
+	rowIndex    RowIndex
 	// jumps counts the seeks that moved the stream forward through the
-	// promoted index (for tests).
+	// row index (for tests).
 	jumps int
 }
 
-func newScanner(dec *dataDecoder, path string, tokens dht.Partitioner, src io.Reader, start, limit int64, closer io.Closer) *scanner {
-	dec.st = newStream(src, start, limit)
-	return &scanner{dec: dec, path: path, tokens: tokens, closer: closer}
+// NewScanner returns a scanner of the Data.db stream src, which starts at
+// offset start and ends at limit; path names Data.db in errors, tokens
+// computes the partitions' tokens, closer (may be nil) is closed by Close.
+func NewScanner(dec *Decoder, path string, tokens dht.Partitioner, src io.Reader, start, limit int64, closer io.Closer) *Scanner {
+	dec.st = NewStream(src, start, limit)
+	return &Scanner{dec: dec, path: path, tokens: tokens, closer: closer}
 }
 
+// SetSeeking lets SeekClustering jump through the row indexes index gives,
+// moving ds (the stream the scanner reads) for table's partitions.
+func (s *Scanner) SetSeeking(index RowIndexSource, table *schema.Table, ds *sstables.DataStream) {
+	s.index, s.table, s.ds = index, table, ds
+}
+
+// SetRowIndexSource replaces the source of row indexes SetSeeking gave.
+func (s *Scanner) SetRowIndexSource(index RowIndexSource) { s.index = index }
+
+// Decoder returns the scanner's decoder.
+func (s *Scanner) Decoder() *Decoder { return s.dec }
+
+// Jumps returns the number of seeks that moved the stream forward through
+// a row index.
+func (s *Scanner) Jumps() int { return s.jumps }
+
+// HeaderEnd returns the Data.db offset of the current partition's first
+// unfiltered.
+func (s *Scanner) HeaderEnd() int64 { return s.headerEnd }
+
+// Pos returns the Data.db offset of the next byte the scanner decodes.
+func (s *Scanner) Pos() int64 { return s.dec.st.pos }
+
+// Release gives back the stream's buffer (the scanner must not be used
+// after).
+func (s *Scanner) Release() { s.dec.st.Release() }
+
 // corrupt turns a decoding failure into a CorruptionError naming Data.db.
-func (s *scanner) corrupt(err error) error {
+func (s *Scanner) corrupt(err error) error {
 	var de *decodeError
 	var ce *sstables.CorruptionError
 	switch {
 	case errors.As(err, &ce):
 		return err
 	case errors.As(err, &de):
-		if errors.Is(de.err, errShort) {
+		if errors.Is(de.err, ErrShort) {
 			return sstables.Corruptf(s.path, string(sstables.ComponentData), de.offset, "truncated unfiltered or partition (Data.db ends at %d)", s.dec.st.limit)
 		}
 		// A read error of the chunk reader is passed on as it is (it
@@ -94,7 +125,7 @@ func (s *scanner) corrupt(err error) error {
 }
 
 // NextPartition implements sstables.Scanner.
-func (s *scanner) NextPartition() (*mutation.Partition, error) {
+func (s *Scanner) NextPartition() (*mutation.Partition, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
@@ -105,7 +136,7 @@ func (s *scanner) NextPartition() (*mutation.Partition, error) {
 		}
 		s.inPart = false
 	}
-	if s.dec.st.left() == 0 {
+	if s.dec.st.Left() == 0 {
 		return nil, io.EOF
 	}
 	s.partStart = s.dec.st.pos
@@ -124,12 +155,12 @@ func (s *scanner) NextPartition() (*mutation.Partition, error) {
 	s.headerEnd = s.dec.st.pos
 	s.open = mutation.Live
 	s.held, s.heldEnd, s.pending, s.hasLast = false, false, false, false
-	s.entryLoaded, s.promoted = false, nil
+	s.entryLoaded, s.rowIndex = false, nil
 	return &s.part, nil
 }
 
 // Next implements sstables.Scanner.
-func (s *scanner) Next() (*mutation.Row, *mutation.RangeTombstoneMarker, error) {
+func (s *Scanner) Next() (*mutation.Row, *mutation.RangeTombstoneMarker, error) {
 	if s.err != nil {
 		return nil, nil, s.err
 	}
@@ -166,7 +197,7 @@ func (s *scanner) Next() (*mutation.Row, *mutation.RangeTombstoneMarker, error) 
 }
 
 // consumeMarker updates the open range deletion past marker m.
-func (s *scanner) consumeMarker(m *mutation.RangeTombstoneMarker) {
+func (s *Scanner) consumeMarker(m *mutation.RangeTombstoneMarker) {
 	switch {
 	case m.Kind.IsStart():
 		s.open = m.Open
@@ -176,10 +207,10 @@ func (s *scanner) consumeMarker(m *mutation.RangeTombstoneMarker) {
 }
 
 // Position implements sstables.Scanner.
-func (s *scanner) Position() int64 { return s.partStart }
+func (s *Scanner) Position() int64 { return s.partStart }
 
 // Close implements sstables.Scanner.
-func (s *scanner) Close() error {
+func (s *Scanner) Close() error {
 	if s.closer != nil {
 		err := s.closer.Close()
 		s.closer = nil
@@ -188,13 +219,13 @@ func (s *scanner) Close() error {
 	return nil
 }
 
-// readWholePartition reads the rest of the current partition into a
+// ReadWholePartition reads the rest of the current partition p into a
 // deep copy.
-func readWholePartition(s *scanner, p *mutation.Partition) (*mutation.Partition, error) {
+func ReadWholePartition(s *Scanner, p *mutation.Partition) (*mutation.Partition, error) {
 	out := &mutation.Partition{
 		Key:      append([]byte(nil), p.Key...),
 		Deletion: p.Deletion,
-		Static:   cloneRow(&p.Static),
+		Static:   CloneRow(&p.Static),
 	}
 	out.Token = s.tokens.Token(out.Key) // a key-ordered token refers to its key
 	for {
@@ -204,46 +235,46 @@ func readWholePartition(s *scanner, p *mutation.Partition) (*mutation.Partition,
 		}
 		switch {
 		case r != nil:
-			out.Rows = append(out.Rows, cloneRow(r))
+			out.Rows = append(out.Rows, CloneRow(r))
 		case m != nil:
-			out.Markers = append(out.Markers, cloneMarker(m))
+			out.Markers = append(out.Markers, CloneMarker(m))
 		default:
 			return out, nil
 		}
 	}
 }
 
-func cloneBytes(b []byte) []byte {
+func CloneBytes(b []byte) []byte {
 	if b == nil {
 		return nil
 	}
 	return append([]byte{}, b...)
 }
 
-func cloneClustering(c mutation.Clustering) mutation.Clustering {
+func CloneClustering(c mutation.Clustering) mutation.Clustering {
 	if c == nil {
 		return nil
 	}
 	out := make(mutation.Clustering, len(c))
 	for i, v := range c {
-		out[i] = cloneBytes(v)
+		out[i] = CloneBytes(v)
 	}
 	return out
 }
 
-func cloneRow(r *mutation.Row) mutation.Row {
+func CloneRow(r *mutation.Row) mutation.Row {
 	out := *r
 	if len(r.Clustering) == 0 {
 		out.Clustering = nil
 	} else {
-		out.Clustering = cloneClustering(r.Clustering)
+		out.Clustering = CloneClustering(r.Clustering)
 	}
 	out.Cells = nil
 	if len(r.Cells) > 0 {
 		out.Cells = make([]mutation.Cell, len(r.Cells))
 		for i, c := range r.Cells {
-			c.Path = cloneBytes(c.Path)
-			c.Value = cloneBytes(c.Value)
+			c.Path = CloneBytes(c.Path)
+			c.Value = CloneBytes(c.Value)
 			out.Cells[i] = c
 		}
 	}
@@ -254,9 +285,9 @@ func cloneRow(r *mutation.Row) mutation.Row {
 	return out
 }
 
-func cloneMarker(m *mutation.RangeTombstoneMarker) mutation.RangeTombstoneMarker {
+func CloneMarker(m *mutation.RangeTombstoneMarker) mutation.RangeTombstoneMarker {
 	out := *m
-	out.Clustering = cloneClustering(m.Clustering)
+	out.Clustering = CloneClustering(m.Clustering)
 	if out.Clustering == nil {
 		out.Clustering = mutation.Clustering{}
 	}

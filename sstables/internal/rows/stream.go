@@ -1,18 +1,19 @@
-package big
+package rows
 
 import (
 	"errors"
 	"fmt"
-	"github.com/castable-db/castable/internal/vint"
 	"io"
 	"sync"
+
+	"github.com/castable-db/castable/internal/vint"
 )
 
-// stream reads the uncompressed Data.db byte stream sequentially through
+// Stream reads the uncompressed Data.db byte stream sequentially through
 // its own buffer, tracking the absolute position and the stream's length so
 // that every length read from the data is bounded by what is left before
 // anything is allocated for it.
-type stream struct {
+type Stream struct {
 	src   io.Reader
 	buf   []byte
 	r, w  int   // unread bytes are buf[r:w]
@@ -27,13 +28,15 @@ const streamBufferSize = 64 << 10
 // lookups (see release), which would otherwise allocate 64 KiB each.
 var streamBuffers = sync.Pool{New: func() any { b := make([]byte, streamBufferSize); return &b }}
 
-func newStream(src io.Reader, start, limit int64) *stream {
-	return &stream{src: src, buf: *streamBuffers.Get().(*[]byte), pos: start, limit: limit}
+// NewStream returns a stream of src, whose first byte is at absolute
+// position start and which ends at limit.
+func NewStream(src io.Reader, start, limit int64) *Stream {
+	return &Stream{src: src, buf: *streamBuffers.Get().(*[]byte), pos: start, limit: limit}
 }
 
-// release gives s's buffer back for reuse; s must not be used again, nor
+// Release gives s's buffer back for reuse; s must not be used again, nor
 // anything decoded from it that aliases its buffer.
-func (s *stream) release() {
+func (s *Stream) Release() {
 	if s.buf != nil && cap(s.buf) == streamBufferSize {
 		b := s.buf[:streamBufferSize]
 		streamBuffers.Put(&b)
@@ -44,20 +47,26 @@ func (s *stream) release() {
 }
 
 // reset points s at a new source starting at absolute position start.
-func (s *stream) reset(src io.Reader, start int64) {
+func (s *Stream) reset(src io.Reader, start int64) {
 	s.src, s.r, s.w, s.pos, s.err = src, 0, 0, start, nil
 }
 
-// left is the number of bytes before the end of the stream.
-func (s *stream) left() int64 { return s.limit - s.pos }
+// Pos is the absolute position of the next byte.
+func (s *Stream) Pos() int64 { return s.pos }
+
+// Limit is the stream's length.
+func (s *Stream) Limit() int64 { return s.limit }
+
+// Left is the number of bytes before the end of the stream.
+func (s *Stream) Left() int64 { return s.limit - s.pos }
 
 // fill makes at least n bytes available in buf[r:w] (n <= len(buf)).
-func (s *stream) fill(n int) error {
+func (s *Stream) fill(n int) error {
 	if s.w-s.r >= n {
 		return nil
 	}
-	if int64(n) > s.left() {
-		return errShort
+	if int64(n) > s.Left() {
+		return ErrShort
 	}
 	if s.r > 0 {
 		copy(s.buf, s.buf[s.r:s.w])
@@ -66,7 +75,7 @@ func (s *stream) fill(n int) error {
 	}
 	// buf[0] is at pos now; never read past the stream's end.
 	want := len(s.buf)
-	if rem := s.left(); rem < int64(want) {
+	if rem := s.Left(); rem < int64(want) {
 		want = int(rem)
 	}
 	for zero := 0; s.w < n; {
@@ -78,7 +87,7 @@ func (s *stream) fill(n int) error {
 		switch {
 		case err != nil:
 			if errors.Is(err, io.EOF) {
-				err = errShort
+				err = ErrShort
 			}
 			s.err = err
 		case m == 0:
@@ -90,7 +99,7 @@ func (s *stream) fill(n int) error {
 	return nil
 }
 
-func (s *stream) byte() (byte, error) {
+func (s *Stream) Byte() (byte, error) {
 	if err := s.fill(1); err != nil {
 		return 0, err
 	}
@@ -102,12 +111,12 @@ func (s *stream) byte() (byte, error) {
 
 // unreadByte steps back over the byte the last call to byte returned; it
 // is valid only directly after a successful byte.
-func (s *stream) unreadByte() {
+func (s *Stream) unreadByte() {
 	s.r--
 	s.pos--
 }
 
-func (s *stream) u16() (uint16, error) {
+func (s *Stream) U16() (uint16, error) {
 	if err := s.fill(2); err != nil {
 		return 0, err
 	}
@@ -117,7 +126,7 @@ func (s *stream) u16() (uint16, error) {
 	return v, nil
 }
 
-func (s *stream) uvint() (uint64, error) {
+func (s *Stream) UVint() (uint64, error) {
 	if err := s.fill(1); err != nil {
 		return 0, err
 	}
@@ -131,22 +140,22 @@ func (s *stream) uvint() (uint64, error) {
 	return v, nil
 }
 
-// length reads a uvint length bounded by what is left of the stream.
-func (s *stream) length() (int, error) {
-	v, err := s.uvint()
+// Length reads a uvint length bounded by what is left of the stream.
+func (s *Stream) Length() (int, error) {
+	v, err := s.UVint()
 	if err != nil {
 		return 0, err
 	}
-	if v > uint64(s.left()) {
-		return 0, fmt.Errorf("length %d exceeds the %d bytes left in Data.db", v, s.left())
+	if v > uint64(s.Left()) {
+		return 0, fmt.Errorf("length %d exceeds the %d bytes left in Data.db", v, s.Left())
 	}
 	return int(v), nil
 }
 
-// readInto appends the next n bytes to dst.
-func (s *stream) readInto(dst []byte, n int) ([]byte, error) {
-	if int64(n) > s.left() {
-		return dst, errShort
+// ReadInto appends the next n bytes to dst.
+func (s *Stream) ReadInto(dst []byte, n int) ([]byte, error) {
+	if int64(n) > s.Left() {
+		return dst, ErrShort
 	}
 	for n > 0 {
 		if s.r == s.w {
@@ -163,10 +172,10 @@ func (s *stream) readInto(dst []byte, n int) ([]byte, error) {
 	return dst, nil
 }
 
-// skip discards n bytes.
-func (s *stream) skip(n int64) error {
-	if n > s.left() {
-		return errShort
+// Skip discards n bytes.
+func (s *Stream) Skip(n int64) error {
+	if n > s.Left() {
+		return ErrShort
 	}
 	for n > 0 {
 		if s.r == s.w {

@@ -1,11 +1,11 @@
-package big
+package rows
 
 import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
 )
 
-// statsBounds checks, during Verify, that every timestamp, local deletion
+// StatsBounds checks, during Verify, that every timestamp, local deletion
 // time and TTL the data holds lies within the bounds Statistics.db records
 // (its Stats component). Cassandra's collector takes them from exactly the
 // data written (mc-format.md §5.4: deletions, livenesses, cells, markers),
@@ -14,39 +14,45 @@ import (
 // to the bounds, and to the serialization header's minima that every
 // timestamp, deletion time and TTL is delta-encoded against (a damaged
 // minimum shifts every decoded value, silently, and out of the bounds).
-type statsBounds struct {
+type StatsBounds struct {
 	s    *sstables.Stats
 	path string // Statistics.db
 }
 
-func (b *statsBounds) fail(what string, v, lo, hi int64, partitionOffset int64) error {
+// NewStatsBounds checks against s, read from the Statistics.db at path.
+func NewStatsBounds(s *sstables.Stats, path string) *StatsBounds {
+	return &StatsBounds{s: s, path: path}
+}
+
+func (b *StatsBounds) fail(what string, v, lo, hi int64, partitionOffset int64) error {
 	return sstables.Corruptf(b.path, string(sstables.ComponentStatistics), -1,
 		"the partition at Data.db offset %d holds %s %d, outside the Stats bounds [%d, %d] (damaged bounds or serialization header minima)",
 		partitionOffset, what, v, lo, hi)
 }
 
-func (b *statsBounds) timestamp(ts, at int64) error {
+func (b *StatsBounds) timestamp(ts, at int64) error {
 	if ts < b.s.MinTimestamp || ts > b.s.MaxTimestamp {
 		return b.fail("timestamp", ts, b.s.MinTimestamp, b.s.MaxTimestamp, at)
 	}
 	return nil
 }
 
-func (b *statsBounds) localDeletionTime(ldt int64, at int64) error {
+func (b *StatsBounds) localDeletionTime(ldt int64, at int64) error {
 	if ldt < b.s.MinLocalDeletionTime || ldt > b.s.MaxLocalDeletionTime {
 		return b.fail("local deletion time", ldt, b.s.MinLocalDeletionTime, b.s.MaxLocalDeletionTime, at)
 	}
 	return nil
 }
 
-func (b *statsBounds) ttl(ttl int32, at int64) error {
+func (b *StatsBounds) ttl(ttl int32, at int64) error {
 	if ttl < b.s.MinTTL || ttl > b.s.MaxTTL {
 		return b.fail("TTL", int64(ttl), int64(b.s.MinTTL), int64(b.s.MaxTTL), at)
 	}
 	return nil
 }
 
-func (b *statsBounds) deletion(d mutation.DeletionTime, at int64) error {
+// Deletion checks a partition deletion of the partition at Data.db offset at.
+func (b *StatsBounds) Deletion(d mutation.DeletionTime, at int64) error {
 	if d.IsLive() {
 		return nil
 	}
@@ -57,7 +63,8 @@ func (b *statsBounds) deletion(d mutation.DeletionTime, at int64) error {
 }
 
 // row checks a static or clustering row.
-func (b *statsBounds) row(r *mutation.Row, at int64) error {
+// Row checks a row of the partition at Data.db offset at.
+func (b *StatsBounds) Row(r *mutation.Row, at int64) error {
 	if l := r.Liveness; !l.IsEmpty() {
 		if err := b.timestamp(l.Timestamp, at); err != nil {
 			return err
@@ -69,14 +76,14 @@ func (b *statsBounds) row(r *mutation.Row, at int64) error {
 			return err
 		}
 	}
-	if err := b.deletion(r.Deletion, at); err != nil {
+	if err := b.Deletion(r.Deletion, at); err != nil {
 		return err
 	}
-	if err := b.deletion(r.ShadowableDeletion, at); err != nil {
+	if err := b.Deletion(r.ShadowableDeletion, at); err != nil {
 		return err
 	}
 	for i := range r.ComplexDeletions {
-		if err := b.deletion(r.ComplexDeletions[i].Deletion, at); err != nil {
+		if err := b.Deletion(r.ComplexDeletions[i].Deletion, at); err != nil {
 			return err
 		}
 	}
@@ -96,9 +103,10 @@ func (b *statsBounds) row(r *mutation.Row, at int64) error {
 }
 
 // marker checks a range tombstone bound or boundary.
-func (b *statsBounds) marker(m *mutation.RangeTombstoneMarker, at int64) error {
-	if err := b.deletion(m.Close, at); err != nil {
+// Marker checks a range tombstone marker of the partition at Data.db offset at.
+func (b *StatsBounds) Marker(m *mutation.RangeTombstoneMarker, at int64) error {
+	if err := b.Deletion(m.Close, at); err != nil {
 		return err
 	}
-	return b.deletion(m.Open, at)
+	return b.Deletion(m.Open, at)
 }

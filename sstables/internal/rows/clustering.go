@@ -1,4 +1,4 @@
-package big
+package rows
 
 import (
 	"github.com/castable-db/castable/mutation"
@@ -10,19 +10,19 @@ func appendClusteringValues(dst []byte, vals mutation.Clustering, n int, fixed [
 	return sstables.AppendClusteringValues(dst, vals, n, fixed)
 }
 
-// readClusteringValues decodes n block-encoded clustering values from r
+// ReadClusteringValues decodes n block-encoded clustering values from r
 // into dst (reused), aliasing r's bytes (sstables.DecodeClusteringValues).
-func readClusteringValues(r *sliceReader, dst mutation.Clustering, n int, fixed []int) mutation.Clustering {
-	if r.err != nil {
+func ReadClusteringValues(r *SliceReader, dst mutation.Clustering, n int, fixed []int) mutation.Clustering {
+	if r.Err != nil {
 		return dst[:0]
 	}
-	vals, k, err := sstables.DecodeClusteringValues(r.b[r.off:], dst, n, fixed, 0)
-	r.off += k
+	vals, k, err := sstables.DecodeClusteringValues(r.B[r.Off:], dst, n, fixed, 0)
+	r.Off += k
 	if err != nil {
-		r.fail(err)
+		r.Fail(err)
 	}
 	return vals
 }
 
-// emptyValue is the non-nil empty value.
-var emptyValue = sstables.EmptyValue
+// EmptyValue is the non-nil empty value.
+var EmptyValue = sstables.EmptyValue

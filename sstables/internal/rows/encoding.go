@@ -1,4 +1,4 @@
-package big
+package rows
 
 import (
 	"encoding/binary"

@@ -1,13 +1,17 @@
-package big
+package rows
 
-// Data.db layout of the mc format (Cassandra 3.0/3.11 "BIG" format, the 3.x
-// storage engine). All fixed-width integers are big-endian; "uvint" is an
+// Data.db layout of the 3.x storage engine (every version from ma to oa,
+// BIG and BTI alike; the row format has no version gate but the partition
+// header's deletion form). All fixed-width integers are big-endian; "uvint" is an
 // unsigned vint and "delta" a time written as an unsigned vint relative to
 // the serialization header's EncodingStats (see vint.go and encoding.go).
 //
 //	Data.db      := Partition*                        (no header, no footer)
 //	Partition    := u16 keyLen, key,
-//	                i32 localDeletionTime, i64 markedForDeleteAt   (fixed DeletionTime)
+//	                DeletionTime                      fixed form: i32 localDeletionTime,
+//	                                                  i64 markedForDeleteAt before oa; from oa
+//	                                                  0x80 when live, else i64 mfda, u32 ldt
+//	                                                  (sstables/deletiontime.go)
 //	                [StaticRow]                       iff the header has static columns
 //	                Unfiltered*
 //	                0x01                              end of partition
@@ -87,9 +91,14 @@ const clusteringBlockSize = 32
 // subset is written as a count and index list instead of a bitmap.
 const largeSubsetThreshold = 64
 
-// fixedDeletionTimeSize is the size of a DeletionTime in its fixed form
-// (i32 localDeletionTime, i64 markedForDeleteAt).
-const fixedDeletionTimeSize = 12
+// legacyDeletionTimeSize is the size of a DeletionTime in its fixed form
+// before oa (i32 localDeletionTime, i64 markedForDeleteAt), and
+// maxFixedDeletionTimeSize the largest of any version (ScyllaDB's 13-byte
+// form of oa's).
+const (
+	legacyDeletionTimeSize   = 12
+	maxFixedDeletionTimeSize = 13
+)
 
 // maxKeyLength is the largest partition key the u16 length prefix allows.
 const maxKeyLength = 0xFFFF

@@ -1,4 +1,4 @@
-package big
+package rows
 
 import (
 	"github.com/castable-db/castable/schema"
@@ -62,8 +62,8 @@ func (l *columnList) position(c *schema.Column) int {
 	return p
 }
 
-// clusteringFixed returns the fixed value lengths of the clustering types.
-func clusteringFixed(types []*schema.Type) []int {
+// ClusteringFixed returns the fixed value lengths of the clustering types.
+func ClusteringFixed(types []*schema.Type) []int {
 	f := make([]int, len(types))
 	for i, t := range types {
 		f[i] = t.FixedLength()

@@ -1,17 +1,19 @@
-package big
+package rows
 
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/castable-db/castable/internal/vint"
 
+	"github.com/castable-db/castable/internal/vint"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/version"
 )
 
-// dataSink receives the uncompressed Data.db stream in buffers
+// DataSink receives the uncompressed Data.db stream in buffers
 // (sstables.PartitionSink).
-type dataSink interface {
+type DataSink interface {
 	// Submit takes buf, the bytes that follow those submitted before, and
 	// returns an empty buffer to continue in.
 	Submit(buf []byte) ([]byte, error)
@@ -23,15 +25,15 @@ type dataSink interface {
 // partition's Index.db entry with its promoted index (index.go), and feeds
 // the collector. It reuses its buffers: writing a row allocates nothing once
 // they have grown.
-type serializer struct {
+type Serializer struct {
 	table            *schema.Table
 	enc              EncodingStats
 	scyllaShadowable bool
 	static, regular  columnList
 	nClust           int
 	clustFixed       []int
-	sink             dataSink
-	coll             *collector
+	sink             DataSink
+	coll             *Collector
 	// simpleRegular says no regular column of the header is complex, so
 	// rows without deletions take writeSimpleRow.
 	simpleRegular bool
@@ -48,32 +50,46 @@ type serializer struct {
 	headerLength int64
 	partCells    int64
 	lastPos      int64 // end of the last unfiltered, relative
-	idx          indexBuilder
+	blocks       BlockCutter
+	v            version.Version
 }
 
-func newSerializer(table *schema.Table, h *Header, static, regular []*schema.Column, opts serializerOptions) *serializer {
-	s := &serializer{
+// NewSerializer starts serializing partitions of table with header h, whose
+// static and regular columns are static and regular, into opts.Sink.
+func NewSerializer(table *schema.Table, h *Header, static, regular []*schema.Column, opts SerializerOptions) *Serializer {
+	s := &Serializer{
 		table:            table,
 		enc:              h.Stats,
-		scyllaShadowable: opts.scyllaShadowable,
+		scyllaShadowable: opts.ScyllaShadowable,
 		static:           newColumnList(static, len(table.Static)),
 		regular:          newColumnList(regular, len(table.Regular)),
 		nClust:           len(table.Clustering),
-		clustFixed:       clusteringFixed(h.ClusteringTypes),
-		sink:             opts.sink,
-		coll:             opts.coll,
+		clustFixed:       ClusteringFixed(h.ClusteringTypes),
+		sink:             opts.Sink,
+		coll:             opts.Collector,
+		v:                opts.Version,
 	}
-	s.idx.blockSize = int64(opts.columnIndexSize)
+	s.blocks.Size = int64(opts.BlockSize)
 	s.simpleRegular = !s.regular.hasComplex
 	s.outBase = s.sink.Position()
 	return s
 }
 
-type serializerOptions struct {
-	scyllaShadowable bool
-	columnIndexSize  int
-	sink             dataSink
-	coll             *collector
+// SerializerOptions configure a Serializer.
+type SerializerOptions struct {
+	// Version selects the partition header's deletion form (1 byte when
+	// live from oa on).
+	Version version.Version
+	// ScyllaShadowable writes a row's shadowable deletion as ScyllaDB does
+	// (its extended flag 0x80 and a second deletion time) instead of
+	// folding it into the row deletion as Cassandra does.
+	ScyllaShadowable bool
+	// BlockSize is the row-index block size in bytes (column_index_size).
+	BlockSize int
+	// Sink receives the Data.db bytes.
+	Sink DataSink
+	// Collector gathers Statistics.db's values.
+	Collector *Collector
 }
 
 // coalesceSize is how many bytes the serializer gathers before handing
@@ -81,11 +97,11 @@ type serializerOptions struct {
 const coalesceSize = 64 << 10
 
 // pos is the Data.db position of the next byte.
-func (s *serializer) pos() int64 { return s.outBase + int64(len(s.out)) }
+func (s *Serializer) pos() int64 { return s.outBase + int64(len(s.out)) }
 
 // commit accepts b, which extends s.out, and hands the pending bytes to the
 // sink once they reach coalesceSize.
-func (s *serializer) commit(b []byte) error {
+func (s *Serializer) commit(b []byte) error {
 	s.out = b
 	if len(b) >= coalesceSize {
 		return s.flush()
@@ -94,7 +110,7 @@ func (s *serializer) commit(b []byte) error {
 }
 
 // flush hands every pending byte to the sink.
-func (s *serializer) flush() error {
+func (s *Serializer) flush() error {
 	if len(s.out) == 0 {
 		return nil
 	}
@@ -104,17 +120,17 @@ func (s *serializer) flush() error {
 	return err
 }
 
-// takeOut returns the pending bytes, which the caller hands over last.
-func (s *serializer) takeOut() []byte {
+// TakeOut returns the pending bytes, which the caller hands over last.
+func (s *Serializer) TakeOut() []byte {
 	b := s.out
 	s.outBase += int64(len(b))
 	s.out = nil
 	return b
 }
 
-// startPartition writes the partition header and the static row (always,
+// StartPartition writes the partition header and the static row (always,
 // when the header has static columns).
-func (s *serializer) startPartition(key []byte, deletion mutation.DeletionTime, static *mutation.Row) error {
+func (s *Serializer) StartPartition(key []byte, deletion mutation.DeletionTime, static *mutation.Row) error {
 	if len(key) > maxKeyLength {
 		return fmt.Errorf("partition key of %d bytes exceeds the format's %d", len(key), maxKeyLength)
 	}
@@ -125,13 +141,13 @@ func (s *serializer) startPartition(key []byte, deletion mutation.DeletionTime, 
 	s.deletion = deletion
 	s.partStart = s.pos()
 	s.partCells = 0
-	s.idx.reset()
-	s.coll.deletion(deletion)
+	s.blocks.Reset()
+	s.coll.partitionDeletion(deletion)
 
 	b := s.out
 	b = binary.BigEndian.AppendUint16(b, uint16(len(key)))
 	b = append(b, key...)
-	b = appendFixedDeletionTime(b, deletion)
+	b = sstables.AppendFixedDeletionTime(b, deletion, s.v)
 	if err := s.commit(b); err != nil {
 		return err
 	}
@@ -148,32 +164,38 @@ func (s *serializer) startPartition(key []byte, deletion mutation.DeletionTime, 
 	return nil
 }
 
-// endPartition writes the end-of-partition byte and returns the partition's
-// size in bytes and its Index.db entry (valid until the next partition).
-func (s *serializer) endPartition(entry []byte) ([]byte, int64, error) {
-	size, _, err := s.finishPartition()
-	if err != nil {
-		return entry, 0, err
-	}
-	return s.appendEntry(entry), size, nil
-}
-
-// finishPartition writes the end-of-partition byte and returns the
-// partition's size and whether its Index.db entry has a promoted index
-// (otherwise the entry is appendSimpleIndexEntry's).
-func (s *serializer) finishPartition() (size int64, promoted bool, err error) {
+// FinishPartition writes the end-of-partition byte and returns the
+// partition's size and its row-index blocks (none for a partition of one
+// block), valid until the next partition.
+func (s *Serializer) FinishPartition() (size int64, blocks []Block, err error) {
 	if err := s.commit(append(s.out, flagEndOfPartition)); err != nil {
-		return 0, false, err
+		return 0, nil, err
 	}
 	size = s.pos() - s.partStart
-	s.idx.finish(size)
-	return size, s.idx.promoted(), nil
+	return size, s.blocks.Finish(size), nil
 }
 
-// appendEntry appends the finished partition's Index.db entry.
-func (s *serializer) appendEntry(dst []byte) []byte {
-	return s.idx.appendEntry(dst, s.key, s.partStart, s.headerLength, s.deletion)
-}
+// Key returns the current partition's key.
+func (s *Serializer) Key() []byte { return s.key }
+
+// Deletion returns the current partition's deletion.
+func (s *Serializer) Deletion() mutation.DeletionTime { return s.deletion }
+
+// PartitionStart returns the current partition's Data.db position.
+func (s *Serializer) PartitionStart() int64 { return s.partStart }
+
+// HeaderLength returns the length of the current partition's header (key,
+// deletion and static row): the offset of its first unfiltered.
+func (s *Serializer) HeaderLength() int64 { return s.headerLength }
+
+// Cells returns the number of cells of the current partition.
+func (s *Serializer) Cells() int64 { return s.partCells }
+
+// WriteRow writes a clustering row.
+func (s *Serializer) WriteRow(r *mutation.Row) error { return s.writeRow(r, false) }
+
+// RowIsEmpty reports whether r holds nothing to write.
+func RowIsEmpty(r *mutation.Row) bool { return rowIsEmpty(r) }
 
 func rowIsEmpty(r *mutation.Row) bool {
 	return len(r.Cells) == 0 && len(r.ComplexDeletions) == 0 && r.Liveness.IsEmpty() &&
@@ -181,7 +203,7 @@ func rowIsEmpty(r *mutation.Row) bool {
 }
 
 // writeRow writes a clustering row or (isStatic) the static row.
-func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
+func (s *Serializer) writeRow(r *mutation.Row, isStatic bool) error {
 	if !isStatic && s.simpleRegular && len(r.ComplexDeletions) == 0 &&
 		r.Deletion.IsLive() && r.ShadowableDeletion.IsLive() {
 		if done, err := s.writeSimpleRow(r); done {
@@ -297,7 +319,7 @@ func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
 	if !isStatic {
 		s.prevStart = start
 		end := start + int64(rowEnd-rowStart)
-		s.idx.add(start, end, byte(mutation.ClusteringKind), b[clustStart:clustEnd], false, mutation.Live)
+		s.blocks.Add(start, end, byte(mutation.ClusteringKind), b[clustStart:clustEnd], false, mutation.Live)
 		s.lastPos = end
 	}
 	if err := s.commit(b); err != nil {
@@ -311,6 +333,7 @@ func (s *serializer) writeRow(r *mutation.Row, isStatic bool) error {
 	c.deletion(scyllaShadow)
 	if !isStatic {
 		c.clustering(r.Clustering)
+		c.prefix(mutation.ClusteringKind, r.Clustering)
 	}
 	if !isStatic || !rowIsEmpty(r) {
 		c.row(columns)
@@ -349,7 +372,7 @@ func finishBodySize(b []byte, sizeAt int) []byte {
 // without writeRow's column bookkeeping. It returns done false, having
 // written nothing, when the cells are not one per present header column in
 // header order; writeRow then takes the general path, which reports why.
-func (s *serializer) writeSimpleRow(r *mutation.Row) (done bool, err error) {
+func (s *Serializer) writeSimpleRow(r *mutation.Row) (done bool, err error) {
 	cols := &s.regular
 	present := s.present[:0]
 	last := -1
@@ -408,7 +431,7 @@ func (s *serializer) writeSimpleRow(r *mutation.Row) (done bool, err error) {
 	b = finishBodySize(b, sizeAt)
 	s.prevStart = start
 	end := start + int64(len(b)-rowStart)
-	s.idx.add(start, end, byte(mutation.ClusteringKind), b[clustStart:clustEnd], false, mutation.Live)
+	s.blocks.Add(start, end, byte(mutation.ClusteringKind), b[clustStart:clustEnd], false, mutation.Live)
 	s.lastPos = end
 	if err := s.commit(b); err != nil {
 		return true, err
@@ -416,6 +439,7 @@ func (s *serializer) writeSimpleRow(r *mutation.Row) (done bool, err error) {
 	c := s.coll
 	c.liveness(r.Liveness)
 	c.clustering(r.Clustering)
+	c.prefix(mutation.ClusteringKind, r.Clustering)
 	n := int64(len(present))
 	c.row(n)
 	s.partCells += n
@@ -427,7 +451,7 @@ var emptyRow = mutation.Row{Liveness: mutation.EmptyLiveness, Deletion: mutation
 // presentColumns walks the row's cells and complex deletions (both ordered
 // by column) and returns the header positions of the present columns,
 // ascending, and whether a complex deletion is set.
-func (s *serializer) presentColumns(r *mutation.Row, cols *columnList) ([]int, bool, error) {
+func (s *Serializer) presentColumns(r *mutation.Row, cols *columnList) ([]int, bool, error) {
 	present := s.present[:0]
 	hasComplexDeletion := false
 	ci, di := 0, 0
@@ -516,7 +540,7 @@ func appendSubset(dst []byte, present []int, n int) []byte {
 
 // appendColumns appends the column data of r in header order. It returns
 // the number of columns counted for totalColumnsSet and of cells.
-func (s *serializer) appendColumns(dst []byte, r *mutation.Row, cols *columnList, hasComplexDeletion bool) ([]byte, int64, int64, error) {
+func (s *Serializer) appendColumns(dst []byte, r *mutation.Row, cols *columnList, hasComplexDeletion bool) ([]byte, int64, int64, error) {
 	var columns, cells int64
 	ci, di := 0, 0
 	var err error
@@ -563,7 +587,7 @@ func (s *serializer) appendColumns(dst []byte, r *mutation.Row, cols *columnList
 }
 
 // appendCell appends one cell (layout.go) and records it in the collector.
-func (s *serializer) appendCell(dst []byte, c *mutation.Cell, info *colInfo, liveness mutation.LivenessInfo) ([]byte, error) {
+func (s *Serializer) appendCell(dst []byte, c *mutation.Cell, info *colInfo, liveness mutation.LivenessInfo) ([]byte, error) {
 	isDeleted := c.IsTombstone()
 	isExpiring := c.TTL != mutation.NoTTL
 	hasValue := len(c.Value) > 0
@@ -619,13 +643,13 @@ func (s *serializer) appendCell(dst []byte, c *mutation.Cell, info *colInfo, liv
 	}
 	s.coll.cell(c)
 	if info.col.Type.Kind == schema.KindCounter && hasValue && hasLegacyCounterShards(c.Value) {
-		s.coll.legacyCounters = true
+		s.coll.LegacyCounters = true
 	}
 	return dst, nil
 }
 
-// writeMarker writes a range tombstone marker.
-func (s *serializer) writeMarker(m *mutation.RangeTombstoneMarker) error {
+// WriteMarker writes a range tombstone marker.
+func (s *Serializer) WriteMarker(m *mutation.RangeTombstoneMarker) error {
 	start := s.pos() - s.partStart
 	var first, second mutation.DeletionTime
 	boundary := false
@@ -665,11 +689,12 @@ func (s *serializer) writeMarker(m *mutation.RangeTombstoneMarker) error {
 	if open {
 		openDel = m.Open
 	}
-	s.idx.add(start, end, byte(m.Kind), b[markStart+2:prefixEnd], true, openDel)
+	s.blocks.Add(start, end, byte(m.Kind), b[markStart+2:prefixEnd], true, openDel)
 	if err := s.commit(b); err != nil {
 		return err
 	}
 	s.coll.clustering(m.Clustering)
+	s.coll.prefix(m.Kind, m.Clustering)
 	s.coll.deletion(first)
 	if boundary {
 		s.coll.deletion(second)

@@ -1,4 +1,4 @@
-package big
+package rows
 
 import (
 	"fmt"
@@ -45,9 +45,9 @@ func TableFromHeader(h *Header) (*schema.Table, error) {
 	return schema.NewTable("", "", defs, schema.Options{})
 }
 
-// headerColumns maps the header's column list of one kind to the table's
+// HeaderColumns maps the header's column list of one kind to the table's
 // columns, in canonical (table) order.
-func headerColumns(table *schema.Table, list []HeaderColumn, kind schema.ColumnKind) ([]*schema.Column, error) {
+func HeaderColumns(table *schema.Table, list []HeaderColumn, kind schema.ColumnKind) ([]*schema.Column, error) {
 	cols := make([]*schema.Column, 0, len(list))
 	for _, hc := range list {
 		c := table.Column(hc.Name)
@@ -71,9 +71,9 @@ func headerColumns(table *schema.Table, list []HeaderColumn, kind schema.ColumnK
 	return cols, nil
 }
 
-// checkTableMatchesHeader checks the key and clustering shape of a given
+// CheckTableMatchesHeader checks the key and clustering shape of a given
 // schema against the header.
-func checkTableMatchesHeader(table *schema.Table, h *Header) error {
+func CheckTableMatchesHeader(table *schema.Table, h *Header) error {
 	if len(table.PartitionKey) != len(h.PartitionKeyTypes) {
 		return fmt.Errorf("table %s.%s has %d partition key columns, the serialization header %d", table.Keyspace, table.Name, len(table.PartitionKey), len(h.PartitionKeyTypes))
 	}

@@ -1,7 +1,8 @@
-package big
+package rows
 
 import (
 	"bytes"
+	"github.com/castable-db/castable/internal/testdata"
 	"github.com/castable-db/castable/sstables"
 	"math/rand/v2"
 	"reflect"
@@ -31,20 +32,20 @@ func TestSimpleRowPathMatchesGeneral(t *testing.T) {
 	enc := EncodingStats{MinTimestamp: 1000, MinLocalDeletionTime: 100, MinTTL: 0}
 	type result struct {
 		data, index []byte
-		coll        collector
+		coll        Collector
 		cells       int64
 	}
 	run := func(simple bool, seed uint64) result {
 		r := rand.New(rand.NewPCG(seed, 1))
 		h := sstables.NewSerializationHeader(table, enc, nil, table.Regular)
-		coll := newCollector(h.ClusteringTypes, func(int64) {})
+		coll := NewCollector(table, h.ClusteringTypes, true, func(int64) {})
 		var sink memSink
-		ser := newSerializer(table, h, nil, table.Regular, serializerOptions{columnIndexSize: 2048, sink: &sink, coll: coll})
+		ser := NewSerializer(table, h, nil, table.Regular, SerializerOptions{BlockSize: 2048, Sink: &sink, Collector: coll})
 		ser.simpleRegular = simple
 		var index []byte
 		var cells int64
 		for p := 0; p < 50; p++ {
-			if err := ser.startPartition([]byte{0, 0, 0, byte(p)}, mutation.Live, nil); err != nil {
+			if err := ser.StartPartition([]byte{0, 0, 0, byte(p)}, mutation.Live, nil); err != nil {
 				t.Fatal(err)
 			}
 			for i := 0; i < r.IntN(80); i++ {
@@ -84,15 +85,16 @@ func TestSimpleRowPathMatchesGeneral(t *testing.T) {
 				if len(row.Cells) == 0 && row.Liveness.IsEmpty() {
 					continue
 				}
-				if err := ser.writeRow(&row, false); err != nil {
+				if err := ser.WriteRow(&row); err != nil {
 					t.Fatal(err)
 				}
 			}
-			var err error
-			if index, _, err = ser.endPartition(index); err != nil {
+			_, blocks, err := ser.FinishPartition()
+			if err != nil {
 				t.Fatal(err)
 			}
-			cells += ser.partCells
+			index = appendBlocks(index, blocks)
+			cells += ser.Cells()
 		}
 		if err := ser.flush(); err != nil {
 			t.Fatal(err)
@@ -102,10 +104,10 @@ func TestSimpleRowPathMatchesGeneral(t *testing.T) {
 	for seed := uint64(0); seed < 20; seed++ {
 		fast, general := run(true, seed), run(false, seed)
 		if !bytes.Equal(fast.data, general.data) {
-			t.Fatalf("seed %d: Data.db: %s", seed, firstDiff(fast.data, general.data))
+			t.Fatalf("seed %d: Data.db: %s", seed, testdata.FirstDiff(fast.data, general.data))
 		}
 		if !bytes.Equal(fast.index, general.index) {
-			t.Fatalf("seed %d: Index.db: %s", seed, firstDiff(fast.index, general.index))
+			t.Fatalf("seed %d: Index.db: %s", seed, testdata.FirstDiff(fast.index, general.index))
 		}
 		fast.coll.dropTime, general.coll.dropTime = nil, nil
 		if !reflect.DeepEqual(fast.coll, general.coll) || fast.cells != general.cells {

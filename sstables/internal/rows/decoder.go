@@ -1,4 +1,4 @@
-package big
+package rows
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // unfilteredKind says what readUnfiltered found.
@@ -17,16 +18,17 @@ const (
 	gotMarker
 )
 
-// dataDecoder decodes partitions from the uncompressed Data.db stream
+// Decoder decodes partitions from the uncompressed Data.db stream
 // (layout.go). Decoded rows and markers alias its buffers and stay valid
 // until the next unfiltered is read; the static row has buffers of its own
 // and stays valid until the next partition.
-type dataDecoder struct {
+type Decoder struct {
+	v               version.Version
 	enc             EncodingStats
 	nClust          int
 	clustFixed      []int
 	static, regular columnList
-	st              *stream
+	st              *Stream
 	// maxValue bounds a row or marker body and a clustering value
 	// (sstables.ReaderOptions.MaxValueSize); 0 means no bound beyond the
 	// bytes left.
@@ -46,11 +48,18 @@ type dataDecoder struct {
 	staticPrevSize          uint64
 }
 
-func newDataDecoder(h *Header, static, regular []*schema.Column, nTableStatic, nTableRegular int) *dataDecoder {
-	return &dataDecoder{
+// NewDecoder returns a decoder of version v's partitions with header h,
+// whose static and regular columns are static and regular (of a table with
+// nTableStatic and nTableRegular such columns). maxValue bounds a row or
+// marker body and a clustering value (sstables.ReaderOptions.MaxValueSize);
+// 0 means no bound beyond the bytes left.
+func NewDecoder(v version.Version, h *Header, static, regular []*schema.Column, nTableStatic, nTableRegular int, maxValue int64) *Decoder {
+	return &Decoder{
+		v:          v,
+		maxValue:   maxValue,
 		enc:        h.Stats,
 		nClust:     len(h.ClusteringTypes),
-		clustFixed: clusteringFixed(h.ClusteringTypes),
+		clustFixed: ClusteringFixed(h.ClusteringTypes),
 		static:     newColumnList(static, nTableStatic),
 		regular:    newColumnList(regular, nTableRegular),
 	}
@@ -66,20 +75,20 @@ type decodeError struct {
 func (e *decodeError) Error() string { return fmt.Sprintf("offset %d: %v", e.offset, e.err) }
 func (e *decodeError) Unwrap() error { return e.err }
 
-func (d *dataDecoder) fail(offset int64, format string, args ...any) error {
+func (d *Decoder) fail(offset int64, format string, args ...any) error {
 	return &decodeError{offset: offset, err: fmt.Errorf(format, args...)}
 }
 
 // checkValueSize refuses a length over maxValue before anything is
 // allocated for it.
-func (d *dataDecoder) checkValueSize(what string, n int) error {
+func (d *Decoder) checkValueSize(what string, n int) error {
 	if d.maxValue > 0 && int64(n) > d.maxValue {
 		return fmt.Errorf("%w: %s of %d bytes, limit %d", sstables.ErrValueTooLarge, what, n, d.maxValue)
 	}
 	return nil
 }
 
-func (d *dataDecoder) wrap(offset int64, err error) error {
+func (d *Decoder) wrap(offset int64, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -92,35 +101,51 @@ func (d *dataDecoder) wrap(offset int64, err error) error {
 // readPartitionHeader reads the key and the partition deletion, and the
 // static row when the header has static columns. key aliases a buffer
 // valid until the next call.
-func (d *dataDecoder) readPartitionHeader(keyBuf []byte, static *mutation.Row) (key []byte, del mutation.DeletionTime, err error) {
+func (d *Decoder) readPartitionHeader(keyBuf []byte, static *mutation.Row) (key []byte, del mutation.DeletionTime, err error) {
 	start := d.st.pos
-	kl, err := d.st.u16()
+	kl, err := d.st.U16()
 	if err != nil {
 		return nil, del, d.wrap(start, err)
 	}
 	if kl == 0 {
 		return nil, del, d.fail(start, "empty partition key")
 	}
-	key, err = d.st.readInto(keyBuf[:0], int(kl))
+	key, err = d.st.ReadInto(keyBuf[:0], int(kl))
 	if err != nil {
 		return nil, del, d.wrap(start, err)
 	}
-	var fixed [fixedDeletionTimeSize]byte
-	b, err := d.st.readInto(fixed[:0], fixedDeletionTimeSize)
+	// The fixed-form deletion: 12 bytes, or from oa 1 byte when live.
+	delAt := d.st.pos
+	var fixed [maxFixedDeletionTimeSize]byte
+	b, err := d.st.ReadInto(fixed[:0], 1)
 	if err != nil {
 		return nil, del, d.wrap(start, err)
 	}
-	del = decodeFixedDeletionTime(b)
+	need := legacyDeletionTimeSize
+	if d.v.UIntDeletionTime() {
+		switch {
+		case b[0] == 0xC0: // ScyllaDB's negative timestamp
+			need = maxFixedDeletionTimeSize
+		case b[0]&0x80 != 0:
+			need = 1 // live, or a bad flag ReadFixedDeletionTime reports
+		}
+	}
+	if b, err = d.st.ReadInto(b, need-1); err != nil {
+		return nil, del, d.wrap(start, err)
+	}
+	if del, _, err = sstables.ReadFixedDeletionTime(b, d.v); err != nil {
+		return nil, del, d.fail(delAt, "partition deletion: %v", err)
+	}
 	resetRow(static)
 	if len(d.static.cols) > 0 {
 		at := d.st.pos
-		flags, err := d.st.byte()
+		flags, err := d.st.Byte()
 		if err != nil {
 			return nil, del, d.wrap(at, err)
 		}
 		var ext byte
 		if flags&flagExtension != 0 {
-			if ext, err = d.st.byte(); err != nil {
+			if ext, err = d.st.Byte(); err != nil {
 				return nil, del, d.wrap(at, err)
 			}
 		}
@@ -135,6 +160,18 @@ func (d *dataDecoder) readPartitionHeader(keyBuf []byte, static *mutation.Row) (
 	return key, del, nil
 }
 
+// StaticSpan returns the Data.db offset, size and previous-unfiltered size
+// of the current partition's static row (for the layout describer).
+func (d *Decoder) StaticSpan() (start, size int64, prevSize uint64) {
+	return d.staticStart, d.staticSize, d.staticPrevSize
+}
+
+// LastSpan returns the Data.db offset, size and previous-unfiltered size of
+// the last unfiltered decoded.
+func (d *Decoder) LastSpan() (start, size int64, prevSize uint64) {
+	return d.lastStart, d.lastSize, d.lastPrevSize
+}
+
 func resetRow(r *mutation.Row) {
 	r.Clustering = r.Clustering[:0]
 	r.Liveness = mutation.EmptyLiveness
@@ -146,9 +183,9 @@ func resetRow(r *mutation.Row) {
 }
 
 // readUnfiltered reads the next row or marker of the partition, or its end.
-func (d *dataDecoder) readUnfiltered(row *mutation.Row, m *mutation.RangeTombstoneMarker) (unfilteredKind, error) {
+func (d *Decoder) readUnfiltered(row *mutation.Row, m *mutation.RangeTombstoneMarker) (unfilteredKind, error) {
 	at := d.st.pos
-	flags, err := d.st.byte()
+	flags, err := d.st.Byte()
 	if err != nil {
 		return 0, d.wrap(at, err)
 	}
@@ -168,7 +205,7 @@ func (d *dataDecoder) readUnfiltered(row *mutation.Row, m *mutation.RangeTombsto
 	}
 	var ext byte
 	if flags&flagExtension != 0 {
-		if ext, err = d.st.byte(); err != nil {
+		if ext, err = d.st.Byte(); err != nil {
 			return 0, d.wrap(at, err)
 		}
 		if ext&extIsStatic != 0 {
@@ -183,9 +220,9 @@ func (d *dataDecoder) readUnfiltered(row *mutation.Row, m *mutation.RangeTombsto
 // start bound of ck in table t's order: a row that sorts before the bound
 // has its body skipped by its size, not decoded (skipped is then true and
 // only the row's clustering is set), as skipToPartitionEnd skips.
-func (d *dataDecoder) readUnfilteredSkipping(row *mutation.Row, m *mutation.RangeTombstoneMarker, t *schema.Table, ck mutation.Clustering) (kind unfilteredKind, skipped bool, err error) {
+func (d *Decoder) readUnfilteredSkipping(row *mutation.Row, m *mutation.RangeTombstoneMarker, t *schema.Table, ck mutation.Clustering) (kind unfilteredKind, skipped bool, err error) {
 	at := d.st.pos
-	flags, err := d.st.byte()
+	flags, err := d.st.Byte()
 	if err != nil {
 		return 0, false, d.wrap(at, err)
 	}
@@ -200,7 +237,7 @@ func (d *dataDecoder) readUnfilteredSkipping(row *mutation.Row, m *mutation.Rang
 	}
 	var ext byte
 	if flags&flagExtension != 0 {
-		if ext, err = d.st.byte(); err != nil {
+		if ext, err = d.st.Byte(); err != nil {
 			return 0, false, d.wrap(at, err)
 		}
 		if ext&extIsStatic != 0 {
@@ -214,11 +251,11 @@ func (d *dataDecoder) readUnfilteredSkipping(row *mutation.Row, m *mutation.Rang
 	if mutation.ComparePrefix(t, mutation.ClusteringKind, row.Clustering, mutation.InclStartBound, ck) > 0 {
 		return gotRow, false, d.readRowBody(at, flags, ext, false, row, &d.body)
 	}
-	size, err := d.st.length()
+	size, err := d.st.Length()
 	if err != nil {
 		return 0, false, d.wrap(at, err)
 	}
-	if err := d.st.skip(int64(size)); err != nil {
+	if err := d.st.Skip(int64(size)); err != nil {
 		return 0, false, d.wrap(at, err)
 	}
 	d.lastSize = d.st.pos - at
@@ -227,14 +264,14 @@ func (d *dataDecoder) readUnfilteredSkipping(row *mutation.Row, m *mutation.Rang
 
 // readClustering reads n clustering values from the stream; they alias
 // d.clust until the next call.
-func (d *dataDecoder) readClustering(dst mutation.Clustering, n int) (mutation.Clustering, error) {
+func (d *Decoder) readClustering(dst mutation.Clustering, n int) (mutation.Clustering, error) {
 	d.clust = d.clust[:0]
 	d.clustOffs = d.clustOffs[:0]
 	dst = dst[:0]
 	const null, empty = -1, -2
 	for start := 0; start < n; start += clusteringBlockSize {
 		end := min(start+clusteringBlockSize, n)
-		header, err := d.st.uvint()
+		header, err := d.st.UVint()
 		if err != nil {
 			return dst, err
 		}
@@ -251,7 +288,7 @@ func (d *dataDecoder) readClustering(dst mutation.Clustering, n int) (mutation.C
 					l = d.clustFixed[i]
 				}
 				if l == 0 {
-					if l, err = d.st.length(); err != nil {
+					if l, err = d.st.Length(); err != nil {
 						return dst, err
 					}
 					if err := d.checkValueSize("clustering value", l); err != nil {
@@ -259,7 +296,7 @@ func (d *dataDecoder) readClustering(dst mutation.Clustering, n int) (mutation.C
 					}
 				}
 				off := len(d.clust)
-				if d.clust, err = d.st.readInto(d.clust, l); err != nil {
+				if d.clust, err = d.st.ReadInto(d.clust, l); err != nil {
 					return dst, err
 				}
 				d.clustOffs = append(d.clustOffs, off, l)
@@ -271,7 +308,7 @@ func (d *dataDecoder) readClustering(dst mutation.Clustering, n int) (mutation.C
 		case null:
 			dst = append(dst, nil)
 		case empty:
-			dst = append(dst, emptyValue)
+			dst = append(dst, EmptyValue)
 		default:
 			l := d.clustOffs[i+1]
 			dst = append(dst, d.clust[off:off+l:off+l])
@@ -281,24 +318,24 @@ func (d *dataDecoder) readClustering(dst mutation.Clustering, n int) (mutation.C
 }
 
 // readBody reads a uvint size and that many bytes into *buf.
-func (d *dataDecoder) readBody(buf *[]byte) (sliceReader, error) {
-	size, err := d.st.length()
+func (d *Decoder) readBody(buf *[]byte) (SliceReader, error) {
+	size, err := d.st.Length()
 	if err != nil {
-		return sliceReader{}, err
+		return SliceReader{}, err
 	}
 	if err := d.checkValueSize("row or marker body", size); err != nil {
-		return sliceReader{}, err
+		return SliceReader{}, err
 	}
-	b, err := d.st.readInto((*buf)[:0], size)
+	b, err := d.st.ReadInto((*buf)[:0], size)
 	*buf = b
 	if err != nil {
-		return sliceReader{}, err
+		return SliceReader{}, err
 	}
-	return sliceReader{b: b}, nil
+	return SliceReader{B: b}, nil
 }
 
-func (d *dataDecoder) readMarker(at int64, m *mutation.RangeTombstoneMarker) error {
-	kind, err := d.st.byte()
+func (d *Decoder) readMarker(at int64, m *mutation.RangeTombstoneMarker) error {
+	kind, err := d.st.Byte()
 	if err != nil {
 		return d.wrap(at, err)
 	}
@@ -306,7 +343,7 @@ func (d *dataDecoder) readMarker(at int64, m *mutation.RangeTombstoneMarker) err
 	if k > mutation.ExclStartBound || k == mutation.ClusteringKind || k == mutation.StaticClustering {
 		return d.fail(at, "range tombstone marker of kind %d", kind)
 	}
-	n, err := d.st.u16()
+	n, err := d.st.U16()
 	if err != nil {
 		return d.wrap(at, err)
 	}
@@ -321,7 +358,7 @@ func (d *dataDecoder) readMarker(at int64, m *mutation.RangeTombstoneMarker) err
 	if err != nil {
 		return d.wrap(at, err)
 	}
-	d.lastPrevSize, _ = r.uvint()
+	d.lastPrevSize, _ = r.UVint()
 	first := d.readDeletion(&r)
 	m.Open, m.Close = mutation.Live, mutation.Live
 	switch k {
@@ -333,24 +370,24 @@ func (d *dataDecoder) readMarker(at int64, m *mutation.RangeTombstoneMarker) err
 		m.Close = first
 		m.Open = d.readDeletion(&r)
 	}
-	if r.err != nil {
-		return d.fail(at, "range tombstone marker: %v", r.err)
+	if r.Err != nil {
+		return d.fail(at, "range tombstone marker: %v", r.Err)
 	}
-	if r.remaining() != 0 {
-		return d.fail(at, "range tombstone marker size %d but its content ends after %d bytes", len(r.b), r.off)
+	if r.Remaining() != 0 {
+		return d.fail(at, "range tombstone marker size %d but its content ends after %d bytes", len(r.B), r.Off)
 	}
 	d.lastSize = d.st.pos - at
 	return nil
 }
 
-func (d *dataDecoder) readDeletion(r *sliceReader) mutation.DeletionTime {
-	ts, _ := r.uvint()
-	ldt, _ := r.uvint()
+func (d *Decoder) readDeletion(r *SliceReader) mutation.DeletionTime {
+	ts, _ := r.UVint()
+	ldt, _ := r.UVint()
 	return mutation.DeletionTime{MarkedForDeleteAt: d.enc.Timestamp(ts), LocalDeletionTime: d.enc.LocalDeletionTime(ldt)}
 }
 
 // readRow reads a row after its flags (and extended flags).
-func (d *dataDecoder) readRow(at int64, flags, ext byte, isStatic bool, row *mutation.Row, buf *[]byte) error {
+func (d *Decoder) readRow(at int64, flags, ext byte, isStatic bool, row *mutation.Row, buf *[]byte) error {
 	if !isStatic {
 		var err error
 		if row.Clustering, err = d.readClustering(row.Clustering, d.nClust); err != nil {
@@ -361,7 +398,7 @@ func (d *dataDecoder) readRow(at int64, flags, ext byte, isStatic bool, row *mut
 }
 
 // readRowBody reads a row's size and body, after its clustering.
-func (d *dataDecoder) readRowBody(at int64, flags, ext byte, isStatic bool, row *mutation.Row, buf *[]byte) error {
+func (d *Decoder) readRowBody(at int64, flags, ext byte, isStatic bool, row *mutation.Row, buf *[]byte) error {
 	cols := &d.regular
 	if isStatic {
 		cols = &d.static
@@ -370,13 +407,13 @@ func (d *dataDecoder) readRowBody(at int64, flags, ext byte, isStatic bool, row 
 	if err != nil {
 		return d.wrap(at, err)
 	}
-	d.lastPrevSize, _ = r.uvint()
+	d.lastPrevSize, _ = r.UVint()
 	if flags&flagHasTimestamp != 0 {
-		ts, _ := r.uvint()
+		ts, _ := r.UVint()
 		row.Liveness = mutation.LivenessInfo{Timestamp: d.enc.Timestamp(ts), TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime}
 		if flags&flagHasTTL != 0 {
-			ttl, _ := r.uvint()
-			ldt, _ := r.uvint()
+			ttl, _ := r.UVint()
+			ldt, _ := r.UVint()
 			row.Liveness.TTL = d.enc.TTL(ttl)
 			row.Liveness.LocalExpirationTime = d.enc.LocalDeletionTime(ldt)
 		}
@@ -393,22 +430,22 @@ func (d *dataDecoder) readRowBody(at int64, flags, ext byte, isStatic bool, row 
 	if err := d.readColumns(&r, flags, cols, row); err != nil {
 		return d.fail(at, "%v", err)
 	}
-	if r.err != nil {
-		return d.fail(at, "row: %v", r.err)
+	if r.Err != nil {
+		return d.fail(at, "row: %v", r.Err)
 	}
-	if r.remaining() != 0 {
-		return d.fail(at, "row size %d but its content ends after %d bytes", len(r.b), r.off)
+	if r.Remaining() != 0 {
+		return d.fail(at, "row size %d but its content ends after %d bytes", len(r.B), r.Off)
 	}
 	d.lastSize = d.st.pos - at
 	return nil
 }
 
 // readColumns reads the column subset and the column data of a row body.
-func (d *dataDecoder) readColumns(r *sliceReader, flags byte, cols *columnList, row *mutation.Row) error {
+func (d *Decoder) readColumns(r *SliceReader, flags byte, cols *columnList, row *mutation.Row) error {
 	n := len(cols.cols)
 	hasComplexDeletion := flags&flagHasComplexDeletion != 0
 	if flags&flagHasAllColumns != 0 {
-		for i := 0; i < n && r.err == nil; i++ {
+		for i := 0; i < n && r.Err == nil; i++ {
 			if err := d.readColumn(r, &cols.cols[i], hasComplexDeletion, row); err != nil {
 				return err
 			}
@@ -416,11 +453,11 @@ func (d *dataDecoder) readColumns(r *sliceReader, flags byte, cols *columnList, 
 		return nil
 	}
 	if n < largeSubsetThreshold {
-		missing, _ := r.uvint()
+		missing, _ := r.UVint()
 		if n < 64 && missing>>uint(n) != 0 {
 			return fmt.Errorf("column bitmap %#x names columns beyond the header's %d", missing, n)
 		}
-		for i := 0; i < n && r.err == nil; i++ {
+		for i := 0; i < n && r.Err == nil; i++ {
 			if missing&(1<<uint(i)) != 0 {
 				continue
 			}
@@ -430,7 +467,7 @@ func (d *dataDecoder) readColumns(r *sliceReader, flags byte, cols *columnList, 
 		}
 		return nil
 	}
-	missingCount, _ := r.uvint()
+	missingCount, _ := r.UVint()
 	if missingCount > uint64(n) {
 		return fmt.Errorf("%d missing columns of %d", missingCount, n)
 	}
@@ -439,9 +476,9 @@ func (d *dataDecoder) readColumns(r *sliceReader, flags byte, cols *columnList, 
 		// The present indexes come first, then their columns' data.
 		idxs := d.present[:0]
 		last := -1
-		for k := 0; k < presentCount && r.err == nil; k++ {
-			idx, _ := r.uvint()
-			if r.err != nil {
+		for k := 0; k < presentCount && r.Err == nil; k++ {
+			idx, _ := r.UVint()
+			if r.Err != nil {
 				break
 			}
 			if idx >= uint64(n) || int(idx) <= last {
@@ -465,9 +502,9 @@ func (d *dataDecoder) readColumns(r *sliceReader, flags byte, cols *columnList, 
 		big = make([]bool, n)
 	}
 	last := -1
-	for k := 0; k < int(missingCount) && r.err == nil; k++ {
-		idx, _ := r.uvint()
-		if r.err != nil {
+	for k := 0; k < int(missingCount) && r.Err == nil; k++ {
+		idx, _ := r.UVint()
+		if r.Err != nil {
 			break
 		}
 		if idx >= uint64(n) || int(idx) <= last {
@@ -480,7 +517,7 @@ func (d *dataDecoder) readColumns(r *sliceReader, flags byte, cols *columnList, 
 			missingSet[idx/64] |= 1 << (idx % 64)
 		}
 	}
-	for i := 0; i < n && r.err == nil; i++ {
+	for i := 0; i < n && r.Err == nil; i++ {
 		if big != nil && big[i] || big == nil && missingSet[i/64]&(1<<(uint(i)%64)) != 0 {
 			continue
 		}
@@ -492,7 +529,7 @@ func (d *dataDecoder) readColumns(r *sliceReader, flags byte, cols *columnList, 
 }
 
 // readColumn reads the data of one present column.
-func (d *dataDecoder) readColumn(r *sliceReader, info *colInfo, hasComplexDeletion bool, row *mutation.Row) error {
+func (d *Decoder) readColumn(r *SliceReader, info *colInfo, hasComplexDeletion bool, row *mutation.Row) error {
 	if !info.complex {
 		return d.readCell(r, info, row)
 	}
@@ -502,8 +539,8 @@ func (d *dataDecoder) readColumn(r *sliceReader, info *colInfo, hasComplexDeleti
 			row.ComplexDeletions = append(row.ComplexDeletions, mutation.ComplexDeletion{Column: info.col, Deletion: del})
 		}
 	}
-	n := r.count(1)
-	for i := 0; i < n && r.err == nil; i++ {
+	n := r.Count(1)
+	for i := 0; i < n && r.Err == nil; i++ {
 		if err := d.readCell(r, info, row); err != nil {
 			return err
 		}
@@ -511,9 +548,9 @@ func (d *dataDecoder) readColumn(r *sliceReader, info *colInfo, hasComplexDeleti
 	return nil
 }
 
-func (d *dataDecoder) readCell(r *sliceReader, info *colInfo, row *mutation.Row) error {
-	flags := r.u8()
-	if r.err != nil {
+func (d *Decoder) readCell(r *SliceReader, info *colInfo, row *mutation.Row) error {
+	flags := r.U8()
+	if r.Err != nil {
 		return nil
 	}
 	if flags&^(cellIsDeleted|cellIsExpiring|cellHasEmptyValue|cellUseRowTimestamp|cellUseRowTTL) != 0 {
@@ -524,7 +561,7 @@ func (d *dataDecoder) readCell(r *sliceReader, info *colInfo, row *mutation.Row)
 	if flags&cellUseRowTimestamp != 0 {
 		c.Timestamp = lv.Timestamp
 	} else {
-		ts, _ := r.uvint()
+		ts, _ := r.UVint()
 		c.Timestamp = d.enc.Timestamp(ts)
 	}
 	isDeleted := flags&cellIsDeleted != 0
@@ -534,37 +571,37 @@ func (d *dataDecoder) readCell(r *sliceReader, info *colInfo, row *mutation.Row)
 		c.TTL = lv.TTL
 	} else {
 		if isDeleted || isExpiring {
-			ldt, _ := r.uvint()
+			ldt, _ := r.UVint()
 			c.LocalDeletionTime = d.enc.LocalDeletionTime(ldt)
 		}
 		if isExpiring {
-			ttl, _ := r.uvint()
+			ttl, _ := r.UVint()
 			c.TTL = d.enc.TTL(ttl)
 		}
 	}
 	if info.complex {
-		c.Path = r.vbytes()
+		c.Path = r.VBytes()
 	}
 	if flags&cellHasEmptyValue == 0 {
 		if info.fixed > 0 {
-			c.Value = r.bytes(info.fixed)
+			c.Value = r.Bytes(info.fixed)
 		} else {
-			c.Value = r.vbytes()
+			c.Value = r.VBytes()
 		}
 	} else {
-		c.Value = emptyValue
+		c.Value = EmptyValue
 	}
-	if r.err == nil {
+	if r.Err == nil {
 		row.Cells = append(row.Cells, c)
 	}
 	return nil
 }
 
 // skipToPartitionEnd skips the rest of the current partition.
-func (d *dataDecoder) skipToPartitionEnd() error {
+func (d *Decoder) skipToPartitionEnd() error {
 	for {
 		at := d.st.pos
-		flags, err := d.st.byte()
+		flags, err := d.st.Byte()
 		if err != nil {
 			return d.wrap(at, err)
 		}
@@ -572,10 +609,10 @@ func (d *dataDecoder) skipToPartitionEnd() error {
 			return nil
 		}
 		if flags&flagIsMarker != 0 {
-			if _, err := d.st.byte(); err != nil {
+			if _, err := d.st.Byte(); err != nil {
 				return d.wrap(at, err)
 			}
-			n, err := d.st.u16()
+			n, err := d.st.U16()
 			if err != nil {
 				return d.wrap(at, err)
 			}
@@ -587,7 +624,7 @@ func (d *dataDecoder) skipToPartitionEnd() error {
 			}
 		} else {
 			if flags&flagExtension != 0 {
-				if _, err := d.st.byte(); err != nil {
+				if _, err := d.st.Byte(); err != nil {
 					return d.wrap(at, err)
 				}
 			}
@@ -595,11 +632,11 @@ func (d *dataDecoder) skipToPartitionEnd() error {
 				return d.wrap(at, err)
 			}
 		}
-		size, err := d.st.length()
+		size, err := d.st.Length()
 		if err != nil {
 			return d.wrap(at, err)
 		}
-		if err := d.st.skip(int64(size)); err != nil {
+		if err := d.st.Skip(int64(size)); err != nil {
 			return d.wrap(at, err)
 		}
 	}
