@@ -58,8 +58,8 @@ func TestCommand(t *testing.T) {
 	}
 
 	for _, args := range [][]string{
-		{"castable-beam", "--schema", schema, "--out", out},                                   // no input
-		{"castable-beam", "--schema", schema, "--csv", "x", "--out", out, "--rf", "2"},        // RF without ring
+		{"castable-beam", "--schema", schema, "--out", out},                                    // no input
+		{"castable-beam", "--schema", schema, "--csv", "x", "--out", out, "--rf", "2"},         // RF without ring
 		{"castable-beam", "--schema", schema, "--csv", "x", "--out", out, "--delimiter", "ab"}, // bad delimiter
 		{"castable-beam", "--schema", schema, "--csv", "x", "--out", out, "--memtable-size", "1XB"},
 	} {
