@@ -22,6 +22,7 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/klauspost/compress/s2"
 )
 
 func init() {
@@ -205,7 +206,7 @@ func (r *router) flush(w int) {
 		return
 	}
 	r.buffered -= len(b.buf)
-	r.emit(w, b.buf)
+	r.emit(w, s2.Encode(nil, b.buf))
 	delete(r.bufs, w)
 }
 
@@ -376,8 +377,14 @@ func (fn *writeFn) ProcessElement(ctx context.Context, wi int, batches func(*[]b
 // apply feeds every batch of a writer to its sink. A partition the sink
 // refuses is named by the input file and line it came from.
 func (fn *writeFn) apply(ctx context.Context, wi int, batches func(*[]byte) bool, sink *bulk.MemtableSink, bad func(string)) error {
-	var batch []byte
-	for batches(&batch) {
+	var packed, batch []byte
+	for batches(&packed) {
+		var err error
+		// The memtable copies what it keeps, so one buffer serves every
+		// batch.
+		if batch, err = s2.Decode(batch[:cap(batch)], packed); err != nil {
+			return fmt.Errorf("%w: %v", errWire, err)
+		}
 		r, err := newBatchReader(fn.w.table, fn.w.plan.part, batch)
 		if err != nil {
 			return err
