@@ -62,7 +62,7 @@ type Options struct {
 
 	// CSV, CQL and JSON are the inputs: globs of CSV files, of files of
 	// CQL statements, or of sstabledump JSON files; exactly one of the
-	// three is given. Files ending in .gz, .bz2 … are decompressed (Beam's
+	// three is given. Files ending in .gz are decompressed (Beam's
 	// fileio.ReadAutoCompression). Each file is read whole by one worker.
 	CSV, CQL, JSON []string
 	// CSVOptions say how CSV files are read (every file alike: with
