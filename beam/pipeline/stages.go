@@ -524,14 +524,20 @@ func writerSummary(p *plan, wi int) WriterSummary {
 	return ws
 }
 
-// move renames an SSTable's components into place, TOC.txt last.
+// move renames an SSTable's components into place, TOC.txt last. A
+// component already moved (a retried attempt of the final stage) is
+// skipped.
 func move(ctx context.Context, info sstableInfo) error {
 	if isLocal(info.To) {
 		if err := os.MkdirAll(info.To, 0o755); err != nil {
 			return err
 		}
 		for _, c := range tocLast(info.Components) {
-			if err := os.Rename(filepath.Join(info.From, info.Prefix+c), filepath.Join(info.To, info.Prefix+c)); err != nil {
+			from, to := filepath.Join(info.From, info.Prefix+c), filepath.Join(info.To, info.Prefix+c)
+			if err := os.Rename(from, to); err != nil {
+				if _, serr := os.Stat(to); errors.Is(err, os.ErrNotExist) && serr == nil {
+					continue // moved by an earlier attempt of this stage
+				}
 				return err
 			}
 		}
@@ -543,7 +549,13 @@ func move(ctx context.Context, info sstableInfo) error {
 	}
 	defer fs.Close()
 	for _, c := range tocLast(info.Components) {
-		if err := filesystem.Rename(ctx, fs, joinPath(info.From, info.Prefix+c), joinPath(info.To, info.Prefix+c)); err != nil {
+		from, to := joinPath(info.From, info.Prefix+c), joinPath(info.To, info.Prefix+c)
+		if err := filesystem.Rename(ctx, fs, from, to); err != nil {
+			if _, serr := fs.Size(ctx, from); serr != nil {
+				if _, derr := fs.Size(ctx, to); derr == nil {
+					continue // moved by an earlier attempt of this stage
+				}
+			}
 			return err
 		}
 	}
