@@ -1,4 +1,4 @@
-package cli
+package bulk
 
 import (
 	"crypto/rand"

@@ -1,4 +1,4 @@
-package cli
+package bulk
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/castable-db/castable/mutation"
@@ -41,8 +40,8 @@ type CSVOptions struct {
 	TTL int
 }
 
-// given reports whether any CSV option differs from the zero value.
-func (o CSVOptions) given() bool {
+// Given reports whether any CSV option differs from the zero value.
+func (o CSVOptions) Given() bool {
 	return o.Columns != nil || o.Header || o.Delimiter != 0 || o.NullStringSet || o.TTL != 0
 }
 
@@ -90,22 +89,29 @@ type csvLoader struct {
 	uuidNode  [8]byte
 }
 
-// loadCSV reads CSV records and feeds one partition update per record to
-// the sink. Errors name the input and the line.
-func loadCSV(r io.Reader, name string, t *schema.Table, opts CSVOptions, ts int64, now time.Time, sink *memtableSink) (int64, error) {
+// ReadCSV reads CSV records and feeds the sink one partition update per
+// run of consecutive records of one partition (see maxBatchRows). Errors
+// name the input and the line; a record with a wrong number of fields or a
+// value that does not parse is a BadRecord.
+func ReadCSV(r io.Reader, opts ReadOptions, sink Sink) (int64, error) {
+	opts, err := opts.ensureDefaults()
+	if err != nil {
+		return 0, err
+	}
+	name, t, co := opts.Name, opts.Table, opts.CSV
 	if t.IsCounter() {
 		return 0, fmt.Errorf("%s: table %s.%s has counter columns, which INSERT cannot write (use --cql with UPDATE ... SET c = c + n)", name, t.Keyspace, t.Name)
 	}
 	comma := byte(',')
-	if d := opts.Delimiter; d != 0 {
+	if d := co.Delimiter; d != 0 {
 		if d >= utf8.RuneSelf || d == '"' || d == '\n' || d == '\r' {
-			return 0, Usagef("--delimiter %q cannot separate CSV fields (want one ASCII character other than a quote or line end)", d)
+			return 0, optionErrorf("--delimiter %q cannot separate CSV fields (want one ASCII character other than a quote or line end)", d)
 		}
 		comma = byte(d)
 	}
 	cr := newCSVReader(r, comma)
-	names := opts.Columns
-	if opts.Header {
+	names := co.Columns
+	if co.Header {
 		hdr, err := cr.Read()
 		if err != nil {
 			if err == io.EOF {
@@ -123,24 +129,25 @@ func loadCSV(r io.Reader, name string, t *schema.Table, opts CSVOptions, ts int6
 	if names == nil {
 		names = cqlshColumnOrder(t)
 	}
-	ttl := int32(opts.TTL)
+	ttl := int32(co.TTL)
 	if ttl == 0 {
 		ttl = int32(t.Options.DefaultTimeToLive)
 	}
 	if ttl < 0 {
-		return 0, Usagef("--ttl %d: must not be negative", opts.TTL)
+		return 0, optionErrorf("--ttl %d: must not be negative", co.TTL)
 	}
-	l, err := newCSVLoader(t, names, ts, ttl, now.Unix())
+	l, err := newCSVLoader(t, names, opts.Timestamp, ttl, opts.Now.Unix())
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", name, err)
 	}
-	if opts.NullStringSet {
-		l.null = opts.NullString
+	if co.NullStringSet {
+		l.null = co.NullString
 	}
-	var n int64
+	var n, reported int64
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
+			opts.OnRows(n - reported)
 			return n, l.flush(sink, name)
 		}
 		if err != nil {
@@ -148,10 +155,17 @@ func loadCSV(r io.Reader, name string, t *schema.Table, opts CSVOptions, ts int6
 		}
 		line := cr.line
 		if len(rec) != len(names) {
-			return n, fmt.Errorf("%s:%d: wrong number of fields: %d, want %d (%s)", name, line, len(rec), len(names), strings.Join(names, ", "))
+			err := fmt.Errorf("wrong number of fields: %d, want %d (%s)", len(rec), len(names), strings.Join(names, ", "))
+			if err := opts.bad(line, csvRecord(rec, comma), err); err != nil {
+				return n, err
+			}
+			continue
 		}
 		if err := l.parse(rec); err != nil {
-			return n, fmt.Errorf("%s:%d: %w", name, line, err)
+			if err := opts.bad(line, csvRecord(rec, comma), err); err != nil {
+				return n, err
+			}
+			continue
 		}
 		if !l.fits() {
 			if err := l.flush(sink, name); err != nil {
@@ -164,9 +178,28 @@ func loadCSV(r io.Reader, name string, t *schema.Table, opts CSVOptions, ts int6
 		l.add()
 		n++
 		if n&1023 == 0 {
-			sink.opts.progress.addRows(1024)
+			opts.OnRows(n - reported)
+			reported = n
 		}
 	}
+}
+
+// csvRecord renders fields as one CSV record, quoting those that need it.
+func csvRecord(fields []string, comma byte) string {
+	var b strings.Builder
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(comma)
+		}
+		if f == "" || !strings.ContainsAny(f, "\"\r\n"+string(rune(comma))) && f[0] != ' ' {
+			b.WriteString(f)
+			continue
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(f, `"`, `""`))
+		b.WriteByte('"')
+	}
+	return b.String()
 }
 
 // csvReadError locates a malformed record.
@@ -179,13 +212,13 @@ func csvReadError(name string, err error) error {
 }
 
 // flush applies the batch to the sink and empties it.
-func (l *csvLoader) flush(sink *memtableSink, name string) error {
+func (l *csvLoader) flush(sink Sink, name string) error {
 	p := l.pending()
 	if p == nil {
 		return nil
 	}
-	if err := sink.apply(p); err != nil {
-		if errors.Is(err, errInputStop) {
+	if err := sink.Apply(p, l.batchLine); err != nil {
+		if errors.Is(err, ErrStopped) {
 			return err
 		}
 		return fmt.Errorf("%s:%d: %w", name, l.batchLine, err)
@@ -234,10 +267,10 @@ func newCSVLoader(t *schema.Table, names []string, ts int64, ttl int32, now int6
 			col = t.Column(strings.ToLower(name))
 		}
 		if col == nil || col.Hidden {
-			return nil, Usagef("CSV column %q is not a column of %s.%s", name, t.Keyspace, t.Name)
+			return nil, optionErrorf("CSV column %q is not a column of %s.%s", name, t.Keyspace, t.Name)
 		}
 		if seen[col] {
-			return nil, Usagef("CSV column %q is given twice", name)
+			return nil, optionErrorf("CSV column %q is given twice", name)
 		}
 		seen[col] = true
 		parse, err := csvParser(col)
@@ -258,7 +291,7 @@ func newCSVLoader(t *schema.Table, names []string, ts int64, ttl int32, now int6
 	}
 	for i, f := range l.pk {
 		if f < 0 {
-			return nil, Usagef("the CSV columns lack partition key column %s", t.PartitionKey[i].Name)
+			return nil, optionErrorf("the CSV columns lack partition key column %s", t.PartitionKey[i].Name)
 		}
 	}
 	missingCK := 0
@@ -269,7 +302,7 @@ func newCSVLoader(t *schema.Table, names []string, ts int64, ttl int32, now int6
 	}
 	switch {
 	case missingCK > 0 && (missingCK != len(l.ck) || len(l.reg) > 0):
-		return nil, Usagef("the CSV columns lack clustering columns of %s.%s (only a row of static columns may omit them)", t.Keyspace, t.Name)
+		return nil, optionErrorf("the CSV columns lack clustering columns of %s.%s (only a row of static columns may omit them)", t.Keyspace, t.Name)
 	case missingCK > 0:
 		l.ck = nil // a static-only insert
 	}

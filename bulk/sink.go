@@ -1,4 +1,4 @@
-package cli
+package bulk
 
 import (
 	"context"
@@ -17,30 +17,54 @@ import (
 	"github.com/castable-db/castable/sstables"
 )
 
-// sinkOptions configure a memtableSink.
-type sinkOptions struct {
-	format sstables.Format
-	// writer are the options of every SSTable written; its Generation is
-	// the first SSTable's, and each next one takes the next generation.
-	writer         sstables.WriterOptions
-	memtableSize   int64 // 0: DefaultMemtableSize
-	maxSSTableSize int64 // 0: no cap
-	// verbatim stores partitions as given (memtable.Options.NoPurge): JSON
+// DefaultMemtableSize is the memtable memory at which a MemtableSink
+// flushes by default.
+const DefaultMemtableSize = 64 << 20
+
+// SinkOptions configure a MemtableSink. Format and Writer.Dir are
+// required; the zero value of every other field means the default given in
+// its comment.
+type SinkOptions struct {
+	// Format is the SSTable format written.
+	Format sstables.Format
+	// Writer are the options of every SSTable written. Its Generation is
+	// the first SSTable's, and each next one takes the next generation;
+	// with UUIDs it is ignored.
+	Writer sstables.WriterOptions
+	// UUIDs names each SSTable with a fresh UUID-based identifier
+	// (sstables.NewUUIDID, Cassandra 4.1+), unique across processes and
+	// machines, instead of successive generations.
+	UUIDs bool
+	// MemtableSize is the memtable memory in bytes at which the data
+	// gathered so far is flushed; 0 means DefaultMemtableSize.
+	MemtableSize int64
+	// MaxSSTableSize caps the Data.db size of each SSTable in bytes (the
+	// next SSTable starts at the first partition past it); 0 means no cap.
+	MaxSSTableSize int64
+	// Verbatim stores partitions as given (memtable.Options.NoPurge): JSON
 	// input is SSTable content, not statements.
-	verbatim bool
-	now      time.Time
-	progress *progress
+	Verbatim bool
+	// Now is the memtable's clock (reconciliation's merge time); the zero
+	// value means the time NewMemtableSink is called.
+	Now time.Time
+	// OnFlushed, when set, is called with the SSTables of each flush as it
+	// ends, on the flushing goroutine.
+	OnFlushed func([]*sstables.WriteResult)
 }
 
-// memtableSink gathers partitions in a memtable and flushes it into an
-// SSTable whenever it holds memtableSize bytes. One flush runs in the
+// MemtableSink gathers partitions in a memtable and flushes it into an
+// SSTable whenever it holds MemtableSize bytes. One flush runs in the
 // background while the next memtable fills; when a second memtable fills
-// before that flush ends, apply waits. Memory is therefore bounded by about
-// two memtables whatever the size of the input.
-type memtableSink struct {
+// before that flush ends, Apply waits. Memory is therefore bounded by about
+// two memtables whatever the size of the input. Each SSTable is sorted
+// (partitions in token order); SSTables of different flushes overlap.
+//
+// Apply is called from one goroutine; Close must be called once, at the
+// end.
+type MemtableSink struct {
 	ctx   context.Context
 	table *schema.Table
-	opts  sinkOptions
+	opts  SinkOptions
 	mt    *memtable.Memtable
 
 	queue chan *memtable.Frozen
@@ -53,25 +77,34 @@ type memtableSink struct {
 	results []*sstables.WriteResult
 }
 
-func newMemtableSink(ctx context.Context, t *schema.Table, opts sinkOptions) *memtableSink {
-	if opts.memtableSize <= 0 {
-		opts.memtableSize = DefaultMemtableSize
+// NewMemtableSink returns a sink writing SSTables of table t; ctx bounds
+// its flushes.
+func NewMemtableSink(ctx context.Context, t *schema.Table, opts SinkOptions) *MemtableSink {
+	if opts.MemtableSize <= 0 {
+		opts.MemtableSize = DefaultMemtableSize
 	}
-	s := &memtableSink{ctx: ctx, table: t, opts: opts, queue: make(chan *memtable.Frozen), done: make(chan struct{})}
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	if opts.OnFlushed == nil {
+		opts.OnFlushed = func([]*sstables.WriteResult) {}
+	}
+	s := &MemtableSink{ctx: ctx, table: t, opts: opts, queue: make(chan *memtable.Frozen), done: make(chan struct{})}
 	s.mt = s.newMemtable()
 	go s.flusher()
 	return s
 }
 
-func (s *memtableSink) newMemtable() *memtable.Memtable {
-	now := s.opts.now
-	return memtable.New(s.table, memtable.Options{Now: func() time.Time { return now }, NoPurge: s.opts.verbatim})
+func (s *MemtableSink) newMemtable() *memtable.Memtable {
+	now := s.opts.Now
+	return memtable.New(s.table, memtable.Options{Now: func() time.Time { return now }, NoPurge: s.opts.Verbatim})
 }
 
-// apply adds a partition update (copied; the caller may reuse p).
-func (s *memtableSink) apply(p *mutation.Partition) error {
+// Apply adds a partition update (copied; the caller may reuse p). It
+// returns ErrStopped once a flush failed (Close reports why).
+func (s *MemtableSink) Apply(p *mutation.Partition, _ int) error {
 	if s.failed.Load() {
-		return errInputStop
+		return ErrStopped
 	}
 	if err := s.mt.Apply(p); err != nil {
 		return err
@@ -81,30 +114,30 @@ func (s *memtableSink) apply(p *mutation.Partition) error {
 			return err
 		}
 	}
-	if s.mt.MemoryUsed() >= s.opts.memtableSize {
+	if s.mt.MemoryUsed() >= s.opts.MemtableSize {
 		return s.rotate()
 	}
 	return nil
 }
 
 // rotate hands the full memtable to the flusher and starts a new one.
-func (s *memtableSink) rotate() error {
+func (s *MemtableSink) rotate() error {
 	f := s.mt.Freeze()
 	s.mt = s.newMemtable()
 	select {
 	case s.queue <- f:
 		return nil
 	case <-s.done:
-		return errInputStop
+		return ErrStopped
 	case <-s.ctx.Done():
 		return s.ctx.Err()
 	}
 }
 
 // flusher writes the memtables it receives, one at a time.
-func (s *memtableSink) flusher() {
+func (s *MemtableSink) flusher() {
 	defer close(s.done)
-	gen := s.opts.writer.Generation
+	gen := s.opts.Writer.Generation
 	for f := range s.queue {
 		if s.failed.Load() {
 			continue
@@ -118,15 +151,16 @@ func (s *memtableSink) flusher() {
 			s.failed.Store(true)
 		}
 		s.mu.Unlock()
-		s.opts.progress.addSSTables(int64(len(res)))
+		s.opts.OnFlushed(res)
 	}
 }
 
-// close flushes what is left (when ok), waits for the flusher and returns
-// the SSTables written. When the run failed (ok false, or a flush failed)
-// every SSTable this run wrote is removed, so a failed write leaves
-// nothing behind.
-func (s *memtableSink) close(ok bool) ([]*sstables.WriteResult, error) {
+// Close flushes what is left (when ok), waits for the flusher and returns
+// the SSTables written, in the order they were written. When the run
+// failed (ok false, or a flush failed) every SSTable this sink wrote is
+// removed, so a failed write leaves nothing behind; the error is then the
+// flush's, or ErrStopped when ok was false.
+func (s *MemtableSink) Close(ok bool) ([]*sstables.WriteResult, error) {
 	var err error
 	if last := s.mt.Freeze(); ok && last.Len() > 0 && !s.failed.Load() {
 		select {
@@ -144,10 +178,10 @@ func (s *memtableSink) close(ok bool) ([]*sstables.WriteResult, error) {
 		err = s.err
 	}
 	if err == nil && !ok {
-		err = errInputStop
+		err = ErrStopped
 	}
 	if err != nil {
-		if rerr := removeSSTables(s.results); rerr != nil {
+		if rerr := RemoveSSTables(s.results); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 		return nil, err
@@ -155,9 +189,9 @@ func (s *memtableSink) close(ok bool) ([]*sstables.WriteResult, error) {
 	return s.results, nil
 }
 
-// removeSSTables deletes finished SSTables (TOC.txt first, so that an
+// RemoveSSTables deletes finished SSTables (TOC.txt first, so that an
 // interrupted removal leaves no SSTable that looks complete).
-func removeSSTables(results []*sstables.WriteResult) error {
+func RemoveSSTables(results []*sstables.WriteResult) error {
 	var errs []error
 	for _, r := range results {
 		d := r.Descriptor
@@ -178,17 +212,23 @@ func removeSSTables(results []*sstables.WriteResult) error {
 
 // flushFrozen writes f as one SSTable of generation gen (flush.Flush), or,
 // with a size cap, as several of successive generations.
-func (s *memtableSink) flushFrozen(f *memtable.Frozen, gen int) ([]*sstables.WriteResult, error) {
-	opts := flush.Options{Format: s.opts.format, WriterOptions: s.opts.writer}
+func (s *MemtableSink) flushFrozen(f *memtable.Frozen, gen int) ([]*sstables.WriteResult, error) {
+	opts := flush.Options{Format: s.opts.Format, WriterOptions: s.opts.Writer}
 	opts.Generation = gen
-	if s.opts.maxSSTableSize <= 0 {
+	if s.opts.UUIDs {
+		opts.Generation = 0
+	}
+	if s.opts.MaxSSTableSize <= 0 {
+		if s.opts.UUIDs {
+			opts.UUID = sstables.NewUUIDID().String()
+		}
 		res, err := flush.Flush(s.ctx, f, opts)
 		if err != nil {
 			return nil, err
 		}
 		return []*sstables.WriteResult{&res.WriteResult}, nil
 	}
-	return splitFlush(s.ctx, f, opts, s.opts.maxSSTableSize)
+	return splitFlush(s.ctx, f, opts, s.opts.MaxSSTableSize, s.opts.UUIDs)
 }
 
 // splitFlush writes f into SSTables whose Data.db stops growing at the
@@ -196,7 +236,7 @@ func (s *memtableSink) flushFrozen(f *memtable.Frozen, gen int) ([]*sstables.Wri
 // partition sink and Data.db writer hold back up to 2 MiB, so an SSTable may
 // pass the cap by that much). The bloom filters
 // are sized from each SSTable's real partition count.
-func splitFlush(ctx context.Context, f *memtable.Frozen, opts flush.Options, maxData int64) ([]*sstables.WriteResult, error) {
+func splitFlush(ctx context.Context, f *memtable.Frozen, opts flush.Options, maxData int64, uuids bool) ([]*sstables.WriteResult, error) {
 	fsys := &countingFS{FS: sstables.OSFS}
 	wopts := opts.WriterOptions
 	wopts.FS = fsys
@@ -219,6 +259,9 @@ func splitFlush(ctx context.Context, f *memtable.Frozen, opts flush.Options, max
 		if w == nil {
 			fsys.data.Store(0)
 			wopts.Generation = gen
+			if uuids {
+				wopts.Generation, wopts.UUID = 0, sstables.NewUUIDID().String()
+			}
 			var err error
 			if w, err = opts.Format.NewWriter(f.Table(), wopts); err != nil {
 				return err
@@ -246,8 +289,11 @@ func splitFlush(ctx context.Context, f *memtable.Frozen, opts flush.Options, max
 				err = errors.Join(err, aerr)
 			}
 		}
-		if rerr := removeSSTables(out); rerr != nil {
+		if rerr := RemoveSSTables(out); rerr != nil {
 			err = errors.Join(err, rerr)
+		}
+		if uuids {
+			return nil, fmt.Errorf("flush into %s: %w", opts.Dir, err)
 		}
 		return nil, fmt.Errorf("flush into %s from generation %d: %w", opts.Dir, opts.Generation, err)
 	}

@@ -1,4 +1,4 @@
-package cli
+package bulk
 
 import (
 	"encoding/binary"
@@ -23,7 +23,7 @@ import (
 func csvParser(col *schema.Column) (func(dst []byte, s string) ([]byte, error), error) {
 	t := col.Type.Freeze()
 	if t.IsCounter() {
-		return nil, Usagef("CSV column %s is a counter, which INSERT cannot write", col.Name)
+		return nil, optionErrorf("CSV column %s is a counter, which INSERT cannot write", col.Name)
 	}
 	switch t.Kind {
 	case schema.KindInt:
