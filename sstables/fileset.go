@@ -196,7 +196,7 @@ func (s *FileSet) Commit() ([]Component, error) {
 		return nil, s.fail(err)
 	}
 	components := append(s.Components(), ComponentTOC)
-	toc := AppendTOC(nil, components)
+	toc := AppendVersionTOC(nil, components, s.desc.Version)
 	tmp := s.desc.TempPath(ComponentTOC)
 	f, err := s.fs.Create(tmp)
 	if err != nil {

@@ -158,6 +158,20 @@ type WriterOptions struct {
 	// Metadata carries Statistics.db values that do not follow from the
 	// data; the zero value is what a memtable flush writes.
 	Metadata Metadata
+	// Profile overrides the writer release's habits that no format flag
+	// decides (histogram sizes, the tombstone histogram's live-cell bin,
+	// TOC order; version.Profile). nil means the version's own
+	// (Version.Profile): what its most common release writes. CarryOver
+	// sets it from an input SSTable, whose release may differ.
+	Profile *version.Profile
+}
+
+// ProfileFor returns Profile, or v's own profile when it is nil.
+func (o *WriterOptions) ProfileFor(v version.Version) version.Profile {
+	if o.Profile != nil {
+		return *o.Profile
+	}
+	return v.Profile()
 }
 
 // Descriptor returns the SSTable the options name in version v, or an

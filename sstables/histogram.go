@@ -173,7 +173,7 @@ func (h *StreamingHistogram) UpdateN(p float64, m int64) {
 	copy(h.points[i+1:], h.points[i:])
 	copy(h.counts[i+1:], h.counts[i:])
 	h.points[i], h.counts[i] = p, m
-	for len(h.points) > h.maxBins {
+	for len(h.points) > max(h.maxBins, 1) {
 		best := 0
 		gap := h.points[1] - h.points[0]
 		for j := 1; j+1 < len(h.points); j++ {

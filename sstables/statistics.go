@@ -185,6 +185,16 @@ type ClusteringBound struct {
 // writes.
 const Murmur3Partitioner = "org.apache.cassandra.dht.Murmur3Partitioner"
 
+// javaDoubleBits is Java's Double.doubleToLongBits, which DataOutput's
+// writeDouble uses: every NaN is written as the canonical 0x7ff8000000000000
+// (Go's math.NaN() has other bits).
+func javaDoubleBits(f float64) uint64 {
+	if math.IsNaN(f) {
+		return 0x7ff8000000000000
+	}
+	return math.Float64bits(f)
+}
+
 // statsCRC is the CRC-32 of na+'s metadata checksums.
 func statsCRC(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
 
@@ -550,7 +560,7 @@ func AppendStatistics(dst []byte, st *Statistics, v version.Version) ([]byte, er
 	if err != nil {
 		return dst, err
 	}
-	bodies = append(bodies, binary.BigEndian.AppendUint64(b, math.Float64bits(st.BloomFilterFPChance)))
+	bodies = append(bodies, binary.BigEndian.AppendUint64(b, javaDoubleBits(st.BloomFilterFPChance)))
 	b = nil
 	if v.CompactionAncestors() {
 		b = binary.BigEndian.AppendUint32(b, uint32(len(st.Ancestors)))
@@ -669,7 +679,7 @@ func appendStats(dst []byte, s *Stats, v version.Version) ([]byte, error) {
 		dst = binary.BigEndian.AppendUint32(dst, uint32(s.MinTTL))
 		dst = binary.BigEndian.AppendUint32(dst, uint32(s.MaxTTL))
 	}
-	dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(s.CompressionRatio))
+	dst = binary.BigEndian.AppendUint64(dst, javaDoubleBits(s.CompressionRatio))
 	h := s.TombstoneDropTimes
 	if h == nil {
 		h = NewStreamingHistogram(0)
@@ -737,7 +747,7 @@ func appendStats(dst []byte, s *Stats, v version.Version) ([]byte, error) {
 		dst = appendVBytes(dst, s.LastKey)
 	}
 	if v.HasTokenSpaceCoverage() {
-		dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(s.TokenSpaceCoverage))
+		dst = binary.BigEndian.AppendUint64(dst, javaDoubleBits(s.TokenSpaceCoverage))
 	}
 	if v.UIntDeletionTime() {
 		dst = append(dst, make([]byte, s.Padding)...)

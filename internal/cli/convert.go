@@ -359,22 +359,5 @@ func convertParams(desc sstables.Descriptor, opts ConvertOptions) (compress.Para
 // data, the exact partition count (for a reproducible bloom filter) and,
 // from an input with a serialization header, its minima and columns.
 func carryOver(r sstables.Reader, o *sstables.WriterOptions) {
-	st := r.Statistics()
-	o.Metadata = sstables.MetadataOf(st, r.Descriptor().Version)
-	o.ExpectedPartitions = histogramCount(laHistogram(st.Stats.PartitionSizes))
-	h := st.Header
-	if h == nil {
-		return
-	}
-	t := r.Table()
-	stats := sstables.DataStats{Known: true, MinTimestamp: h.Stats.MinTimestamp,
-		MinLocalDeletionTime: h.Stats.LocalDeletionTime(0), MinTTL: h.Stats.MinTTL}
-	for _, list := range [][]sstables.HeaderColumn{h.Static, h.Regular} {
-		for _, hc := range list {
-			if c := t.Column(hc.Name); c != nil {
-				stats.Columns = append(stats.Columns, c)
-			}
-		}
-	}
-	o.Stats = stats
+	sstables.CarryOver(r, o)
 }

@@ -53,7 +53,8 @@ const Murmur3 = "org.apache.cassandra.dht.Murmur3Partitioner"
 var (
 	readVersions = map[string]bool{
 		"ka": true, "la": true, "lb": true,
-		"mc": true, "md": true, "me": true,
+		"ma": true, "mb": true, "mc": true, "md": true, "me": true,
+		"na": true, "nb": true, "nc": true, "oa": true,
 	}
 	readKinds        = map[string]bool{"big": true}
 	readPartitioners = map[string]bool{Murmur3: true, "org.apache.cassandra.dht.ByteOrderedPartitioner": true}

@@ -1,6 +1,9 @@
 package big
 
 import (
+	"math"
+
+	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
 	"github.com/castable-db/castable/sstables/version"
@@ -14,6 +17,7 @@ import (
 // token); the writer's goroutine feeds the tombstone histogram.
 type auxBuilders struct {
 	v        version.Version
+	profile  version.Profile
 	fpChance float64
 	summary  *sstables.SummaryBuilder
 	filter   *sstables.BloomFilter
@@ -32,21 +36,22 @@ type auxBuilders struct {
 // multiple of 60 s (CASSANDRA-13038).
 const tombstoneRoundSeconds = 60
 
-func newAuxBuilders(v version.Version, table *schema.Table, opts *sstables.WriterOptions) *auxBuilders {
+func newAuxBuilders(v version.Version, profile version.Profile, table *schema.Table, opts *sstables.WriterOptions) *auxBuilders {
 	fp := table.Options.BloomFilterFPChance
 	if fp == 0 {
 		fp = 0.01
 	}
 	a := &auxBuilders{
 		v:        v,
+		profile:  profile,
 		fpChance: fp,
 		summary: sstables.NewSummaryBuilder(sstables.SummaryOptions{
 			MinIndexInterval: table.Options.MinIndexInterval,
 			ExpectedKeys:     opts.ExpectedPartitions,
 		}),
 		hll:        sstables.NewHyperLogLog(),
-		sizes:      sstables.NewEstimatedHistogram(v.Profile().PartitionSizeBuckets),
-		cells:      sstables.NewEstimatedHistogram(v.Profile().CellCountBuckets),
+		sizes:      sstables.NewEstimatedHistogram(profile.PartitionSizeBuckets),
+		cells:      sstables.NewEstimatedHistogram(profile.CellCountBuckets),
 		tombstones: sstables.NewStreamingHistogram(sstables.DefaultStreamingHistogramBins),
 	}
 	if fp < 1 {
@@ -59,11 +64,20 @@ func newAuxBuilders(v version.Version, table *schema.Table, opts *sstables.Write
 	return a
 }
 
-// addDropTime records a local deletion time in the tombstone histogram.
+// addDropTime records a local deletion time in the tombstone histogram;
+// NoDeletionTime (a live cell, with Profile.SentinelTombstoneBin) goes in
+// the bin at Integer.MAX_VALUE, where those releases counted it.
 func (a *auxBuilders) addDropTime(ldt int64) {
+	if ldt == mutation.NoDeletionTime {
+		a.tombstones.Update(math.MaxInt32)
+		return
+	}
 	p := ldt
 	if r := p % tombstoneRoundSeconds; r != 0 {
 		p += tombstoneRoundSeconds - r
+	}
+	if !a.v.UIntDeletionTime() && p > math.MaxInt32 {
+		p = math.MaxInt32 // the 32-bit histogram saturates
 	}
 	a.tombstones.Update(float64(p))
 }
@@ -99,5 +113,5 @@ func (a *auxBuilders) cardinality() []byte { return a.hll.AppendTo(nil) }
 // tombstoneHistogram is the tombstone histogram as the version's writer
 // stores it (maxBinSize 100 before 4.0, the bin count from 4.0).
 func (a *auxBuilders) tombstoneHistogram() *sstables.StreamingHistogram {
-	return a.tombstones.WithStoredMaxBins(a.v.Profile().TombstoneMaxBins)
+	return a.tombstones.WithStoredMaxBins(a.profile.TombstoneMaxBins)
 }

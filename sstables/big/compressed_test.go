@@ -46,7 +46,7 @@ func TestCompressedRoundTrip(t *testing.T) {
 				for _, chunk := range []int{0, 4096} {
 					name := fmt.Sprintf("%s/codec=%s/jobs=%d/chunk=%d", ref.name, codec, jobs, chunk)
 					t.Run(name, func(t *testing.T) {
-						_, desc := writeDecoded(t, table, st, parts, sstables.WriterOptions{
+						_, desc := writeDecoded(t, ref.version, table, st, parts, sstables.WriterOptions{
 							Compression: &compress.Params{Codec: codec, ChunkLength: chunk},
 							Jobs:        jobs,
 						})
@@ -105,7 +105,7 @@ func TestCompressedReferences(t *testing.T) {
 			desc0, _, _, _ := sstables.ParseDescriptor(ref.path("Data.db"))
 			content := dataContent(t, desc0)
 			st, table, parts := decodeReference(t, ref, content)
-			_, desc := writeDecoded(t, table, st, parts, sstables.WriterOptions{Compression: &params})
+			_, desc := writeDecoded(t, ref.version, table, st, parts, sstables.WriterOptions{Compression: &params})
 			if got := dataContent(t, desc); !bytes.Equal(got, content) {
 				t.Fatalf("decompressed Data.db differs: %s", testdata.FirstDiff(got, content))
 			}

@@ -13,7 +13,7 @@ type format struct{ v version.Version }
 func Format(v version.Version) sstables.Format { return format{v} }
 
 // versions are the versions this package reads and writes.
-var versions = []string{"mc", "md", "me"}
+var versions = []string{"ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa"}
 
 func init() {
 	for _, name := range versions {

@@ -24,7 +24,7 @@ func TestReencodeReferenceSSTables(t *testing.T) {
 			static, _ := rows.HeaderColumns(table, st.Header.Static, schema.Static)
 			regular, _ := rows.HeaderColumns(table, st.Header.Regular, schema.Regular)
 			var sink memSink
-			coll := rows.NewCollector(table, st.Header.ClusteringTypes, ref.version.HasAccurateMinMax(), nil)
+			coll := rows.NewCollector(table, st.Header.ClusteringTypes, rows.CollectorOptions{WholePrefix: ref.version.HasAccurateMinMax()})
 			ser := rows.NewSerializer(table, st.Header, static, regular, rows.SerializerOptions{
 				Version:          ref.version,
 				ScyllaShadowable: true,

@@ -3,6 +3,7 @@ package big
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/castable-db/castable/compress"
@@ -35,6 +36,7 @@ type Writer struct {
 	// keyOrdered is part.PreservesOrder(): tokens refer to key bytes.
 	keyOrdered bool
 	opts       sstables.WriterOptions
+	profile    version.Profile
 	desc       sstables.Descriptor
 	params     compress.Params
 	header     *Header
@@ -52,6 +54,7 @@ type Writer struct {
 	inPart    bool
 	finished  bool
 	key       []byte
+	firstKey  []byte
 	prevKey   []byte
 	prevToken dht.Token
 	parts     int64
@@ -119,8 +122,14 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 		enc.SetMinLocalDeletionTime(opts.Stats.MinLocalDeletionTime)
 	}
 	w.header = sstables.NewSerializationHeader(table, enc, static, regular)
-	w.aux = newAuxBuilders(v, table, &opts)
-	w.coll = rows.NewCollector(table, w.header.ClusteringTypes, v.HasAccurateMinMax() || v.HasImprovedMinMax(), w.aux.addDropTime)
+	w.profile = opts.ProfileFor(v)
+	w.aux = newAuxBuilders(v, w.profile, table, &opts)
+	w.coll = rows.NewCollector(table, w.header.ClusteringTypes, rows.CollectorOptions{
+		WholePrefix:           v.HasAccurateMinMax() || v.HasImprovedMinMax(),
+		DropTime:              w.aux.addDropTime,
+		LiveDropTimes:         w.profile.SentinelTombstoneBin,
+		LiveLivenessDropTimes: w.profile.SentinelCountsLiveness,
+	})
 
 	if w.files, err = sstables.NewFileSet(opts.FS, w.desc); err != nil {
 		return nil, err
@@ -136,25 +145,27 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 		return nil, err
 	}
 	w.data, err = sstables.NewDataWriter(dataFile, sstables.DataWriterOptions{
-		Compression: params,
-		Jobs:        opts.Jobs,
-		BufferedIO:  opts.BufferedIO,
-		Path:        w.desc.Path(sstables.ComponentData),
+		Compression:             params,
+		WithMaxCompressedLength: v.HasMaxCompressedLength(),
+		Jobs:                    opts.Jobs,
+		BufferedIO:              opts.BufferedIO,
+		Path:                    w.desc.Path(sstables.ComponentData),
 	})
 	if err != nil {
 		w.files.Abort()
 		return nil, err
 	}
 	w.sink = sstables.NewPartitionSink(sstables.PartitionSinkOptions{
-		Data:           w.data,
-		Index:          indexFile,
-		Summary:        w.aux.summary,
-		Filter:         w.aux.filter,
-		KeepHashes:     w.aux.sizeFilter,
-		Cardinality:    w.aux.hll,
-		PartitionSizes: w.aux.sizes,
-		CellCounts:     w.aux.cells,
-		SimpleEntry:    appendSimpleIndexEntry,
+		Data:             w.data,
+		Index:            indexFile,
+		Summary:          w.aux.summary,
+		Filter:           w.aux.filter,
+		KeepHashes:       w.aux.sizeFilter,
+		Cardinality:      w.aux.hll,
+		PartitionSizes:   w.aux.sizes,
+		CellCounts:       w.aux.cells,
+		DoubleCellCounts: w.profile.DoubleCellCounts,
+		SimpleEntry:      appendSimpleIndexEntry,
 	})
 	w.ser = rows.NewSerializer(table, w.header, static, regular, rows.SerializerOptions{
 		Version:          v,
@@ -224,6 +235,9 @@ func (w *Writer) StartPartition(p *mutation.Partition) error {
 		return w.fail(fmt.Errorf("sstables: partition %s: %w", sstables.ShortHex(p.Key), err))
 	}
 	w.h1, w.h2 = h1, h2
+	if w.parts == 0 {
+		w.firstKey = append(w.firstKey[:0], p.Key...)
+	}
 	w.prevKey = append(w.prevKey[:0], p.Key...)
 	w.prevToken = token
 	if w.keyOrdered {
@@ -374,7 +388,7 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 	if err != nil {
 		return nil, w.fail(err)
 	}
-	total += int64(len(sstables.AppendTOC(nil, components)))
+	total += int64(len(sstables.AppendVersionTOC(nil, components, w.desc.Version)))
 	return &sstables.WriteResult{
 		Descriptor:   w.desc,
 		Components:   components,
@@ -394,8 +408,9 @@ type componentBytes struct {
 	bytes     []byte
 }
 
-// statistics assembles Statistics.db.
+// statistics assembles Statistics.db in the form of the version written.
 func (w *Writer) statistics(res *sstables.DataResult) *sstables.Statistics {
+	v := w.desc.Version
 	c := w.coll
 	st := &sstables.Statistics{
 		Partitioner:         w.part.Name(),
@@ -409,15 +424,72 @@ func (w *Writer) statistics(res *sstables.DataResult) *sstables.Statistics {
 	s.MinLocalDeletionTime, s.MaxLocalDeletionTime = c.LocalDeletionTimes()
 	s.MinTTL, s.MaxTTL = c.TTLs()
 	s.CompressionRatio = res.CompressionRatio()
+	if w.profile.NoCompressionRatio {
+		s.CompressionRatio = -1
+	}
 	s.TombstoneDropTimes = w.aux.tombstoneHistogram()
 	s.Level = int32(w.opts.Metadata.Level)
 	s.RepairedAt = w.opts.Metadata.RepairedAt
-	s.MinClusteringValues, s.MaxClusteringValues = c.ClusteringBounds()
+	if v.HasLegacyMinMax() {
+		if v.HasAccurateMinMax() {
+			s.MinClusteringValues, s.MaxClusteringValues = wholePrefixValues(c)
+		} else {
+			s.MinClusteringValues, s.MaxClusteringValues = c.ClusteringBounds()
+		}
+	}
+	if v.HasImprovedMinMax() || v.HasTrailingImprovedMinMax() {
+		s.CoveredClustering = coveredClustering(c, w.header.ClusteringTypes)
+	}
 	s.HasLegacyCounterShards = c.LegacyCounters
 	s.TotalColumnsSet, s.TotalRows = c.TotalColumnsSet, c.TotalRows
 	s.CommitLogIntervals = w.opts.Metadata.CommitLogIntervals
 	s.CommitLogLowerBound, s.CommitLogUpperBound = commitLogBounds(s.CommitLogIntervals)
+	s.PendingRepair = w.opts.Metadata.PendingRepair
+	s.IsTransient = w.opts.Metadata.IsTransient
+	s.OriginatingHostID = w.opts.Metadata.OriginatingHostID
+	s.HasPartitionLevelDeletions = c.HasPartitionDeletion
+	if v.HasKeyRange() {
+		s.FirstKey, s.LastKey = w.firstKey, w.prevKey
+	}
+	s.TokenSpaceCoverage = math.NaN()
 	return st
+}
+
+// wholePrefixValues returns the legacy min/max lists of md and later: the
+// values of the smallest and largest clustering prefix written (a bound's
+// own values; empty lists when nothing was written).
+func wholePrefixValues(c *rows.Collector) (minVals, maxVals [][]byte) {
+	_, minP, _, maxP, ok := c.PrefixBounds()
+	if !ok {
+		return nil, nil
+	}
+	return minP, maxP
+}
+
+// coveredClustering returns 5.0's covered clustering slice: from the
+// smallest prefix written, as a start bound (a row's clustering becomes an
+// inclusive start), to the largest, as an end bound. With nothing written
+// it runs from the exclusive start of nothing to the exclusive end of
+// nothing (Cassandra's MAX_START … MIN_END).
+func coveredClustering(c *rows.Collector, types []*schema.Type) *sstables.ClusteringSlice {
+	cs := &sstables.ClusteringSlice{}
+	for _, t := range types {
+		cs.Types = append(cs.Types, t.MarshalName())
+	}
+	minK, minP, maxK, maxP, ok := c.PrefixBounds()
+	if !ok {
+		cs.Start.Kind, cs.End.Kind = mutation.ExclStartBound, mutation.ExclEndBound
+		return cs
+	}
+	if minK == mutation.ClusteringKind {
+		minK = mutation.InclStartBound
+	}
+	if maxK == mutation.ClusteringKind {
+		maxK = mutation.InclEndBound
+	}
+	cs.Start = sstables.ClusteringBound{Kind: minK, Values: minP}
+	cs.End = sstables.ClusteringBound{Kind: maxK, Values: maxP}
+	return cs
 }
 
 func commitLogBounds(ivs []sstables.CommitLogInterval) (lower, upper sstables.CommitLogPosition) {

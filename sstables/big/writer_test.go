@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/castable-db/castable/internal/testdata"
 	"github.com/castable-db/castable/sstables/internal/rows"
+	"github.com/castable-db/castable/sstables/version"
 	"os"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 
 // writeDecoded writes decoded partitions with the Writer, using the
 // reference header's EncodingStats and columns.
-func writeDecoded(t *testing.T, table *schema.Table, st *sstables.Statistics, parts []decodedPartition, opts sstables.WriterOptions) (*sstables.WriteResult, sstables.Descriptor) {
+func writeDecoded(t *testing.T, v version.Version, table *schema.Table, st *sstables.Statistics, parts []decodedPartition, opts sstables.WriterOptions) (*sstables.WriteResult, sstables.Descriptor) {
 	t.Helper()
 	h := st.Header
 	static, _ := rows.HeaderColumns(table, h.Static, schema.Static)
@@ -34,7 +35,7 @@ func writeDecoded(t *testing.T, table *schema.Table, st *sstables.Statistics, pa
 	if opts.Compression == nil {
 		opts.Compression = &compress.Params{}
 	}
-	w, err := NewWriter(vmc, table, opts)
+	w, err := NewWriter(v, table, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestWriterReproducesReferenceContent(t *testing.T) {
 			// Statistics.db values that do not follow from the data are
 			// taken from the reference.
 			table.Options.BloomFilterFPChance = st.BloomFilterFPChance
-			_, desc := writeDecoded(t, table, st, parts, sstables.WriterOptions{Metadata: sstables.Metadata{
+			_, desc := writeDecoded(t, ref.version, table, st, parts, sstables.WriterOptions{Metadata: sstables.Metadata{
 				CommitLogIntervals: st.Stats.CommitLogIntervals,
 				RepairedAt:         st.Stats.RepairedAt,
 				Level:              int(st.Stats.Level),

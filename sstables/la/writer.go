@@ -465,6 +465,9 @@ func (w *Writer) statistics(res *sstables.DataResult) *sstables.Statistics {
 	s := &st.Stats
 	s.CommitLogUpperBound = replayPosition(md.CommitLogIntervals)
 	s.CompressionRatio = res.CompressionRatio()
+	if w.opts.ProfileFor(w.desc.Version).NoCompressionRatio {
+		s.CompressionRatio = -1
+	}
 	s.Level = int32(md.Level)
 	s.RepairedAt = md.RepairedAt
 	return st

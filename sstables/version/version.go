@@ -72,8 +72,20 @@ type Profile struct {
 	// before the bins: 100 for 3.x writers; 0 means "the bin count" (4.0+).
 	TombstoneMaxBins int
 	// SentinelTombstoneBin says the tombstone histogram holds a bin at
-	// Integer.MAX_VALUE counting the live cells (ma/mb/mc writers).
+	// Integer.MAX_VALUE counting the live livenesses and cells (the
+	// Cassandra 3.0 releases of ma and mb, and some mc writers).
 	SentinelTombstoneBin bool
+	// SentinelCountsLiveness says that bin also counts live row
+	// livenesses (the mc writers that have it), not only live cells (ma,
+	// mb).
+	SentinelCountsLiveness bool
+	// DoubleCellCounts says each partition's cell count is recorded twice
+	// in the cells-per-partition histogram (the Cassandra 3.0 releases of
+	// ma and mb, and some early mc writers).
+	DoubleCellCounts bool
+	// NoCompressionRatio says the writer stored −1 (no ratio) although
+	// Data.db is compressed (seen in Cassandra 2.2 files).
+	NoCompressionRatio bool
 	// DefaultChunkLength is the default compression chunk length: 64 KiB
 	// before 4.0 (CASSANDRA-13241), 16 KiB from 4.0.
 	DefaultChunkLength int
@@ -105,8 +117,9 @@ const (
 var (
 	profile2x      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
 	profile30early = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelTombstoneBin: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
+	profile30      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelCountsLiveness: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
 	profile311     = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
-	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
+	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DoubleCellCounts: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
 	profile40      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64}
 	profile50      = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64, OrderedTOC: true, LiveComplexDeletionWrap: true}
 	profile50bti   = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb16, OrderedTOC: true, LiveComplexDeletionWrap: true}
@@ -128,7 +141,7 @@ var versions = []info{
 	{"lb", "Cassandra 2.2.7+", base2x | commitLogLowerBound, profile2x},
 	{"ma", "Cassandra 3.0.0–3.0.6, 3.1–3.6", base3x | writable, profile30early},
 	{"mb", "Cassandra 3.0.7, 3.7–3.8", base3x | commitLogLowerBound | writable, profile30early},
-	{"mc", "Cassandra 3.0.8–3.0.17, 3.9–3.11.3", base3x | commitLogLowerBound | commitLogIntervals | writable, profile30early},
+	{"mc", "Cassandra 3.0.8–3.0.17, 3.9–3.11.3", base3x | commitLogLowerBound | commitLogIntervals | writable, profile30},
 	{"md", "Cassandra 3.0.18–3.0.24, 3.11.4–3.11.10", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | writable, profile311},
 	{"me", "Cassandra 3.0.25+, 3.11.11+", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | writable, profile311},
 	{"na", "Cassandra 4.0 pre-releases", base40 | writable, profile40pre},

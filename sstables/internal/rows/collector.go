@@ -51,24 +51,43 @@ type Collector struct {
 	TotalRows       int64
 
 	// dropTime receives every local deletion time other than
-	// NoDeletionTime (the tombstone histogram).
-	dropTime func(ldt int64)
+	// NoDeletionTime (the tombstone histogram), and NoDeletionTime too
+	// with liveDropTimes.
+	dropTime              func(ldt int64)
+	liveDropTimes         bool
+	liveLivenessDropTimes bool
+}
+
+// CollectorOptions configure a Collector.
+type CollectorOptions struct {
+	// WholePrefix also tracks the whole-prefix min/max clustering
+	// (version.HasAccurateMinMax, or improved min/max).
+	WholePrefix bool
+	// DropTime receives every local deletion time recorded other than
+	// NoDeletionTime: the tombstone drop-time histogram.
+	DropTime func(ldt int64)
+	// LiveDropTimes passes NoDeletionTime to DropTime too: the live cells
+	// of the Cassandra 3.0–3.11.x releases that count them in the
+	// histogram (version.Profile.SentinelTombstoneBin), and with
+	// LiveLivenessDropTimes the live row livenesses too
+	// (Profile.SentinelCountsLiveness).
+	LiveDropTimes, LiveLivenessDropTimes bool
 }
 
 // NewCollector starts a collector for table, whose serialization header
-// has clusteringTypes; wholePrefix also tracks the whole-prefix bounds
-// (version.HasAccurateMinMax or improved min/max). dropTime receives every
-// local deletion time other than NoDeletionTime (the tombstone histogram).
-func NewCollector(table *schema.Table, clusteringTypes []*schema.Type, wholePrefix bool, dropTime func(int64)) *Collector {
+// has clusteringTypes.
+func NewCollector(table *schema.Table, clusteringTypes []*schema.Type, opts CollectorOptions) *Collector {
 	n := len(clusteringTypes)
 	return &Collector{
-		table:           table,
-		clusteringTypes: clusteringTypes,
-		wholePrefix:     wholePrefix,
-		minClust:        make([][]byte, n),
-		maxClust:        make([][]byte, n),
-		clustSet:        make([]bool, n),
-		dropTime:        dropTime,
+		table:                 table,
+		clusteringTypes:       clusteringTypes,
+		wholePrefix:           opts.WholePrefix,
+		minClust:              make([][]byte, n),
+		maxClust:              make([][]byte, n),
+		clustSet:              make([]bool, n),
+		dropTime:              opts.DropTime,
+		liveDropTimes:         opts.LiveDropTimes,
+		liveLivenessDropTimes: opts.LiveLivenessDropTimes,
 	}
 }
 
@@ -88,7 +107,7 @@ func (c *Collector) localDeletionTime(ldt int64) {
 		c.minLDT = min(c.minLDT, ldt)
 		c.maxLDT = max(c.maxLDT, ldt)
 	}
-	if ldt != mutation.NoDeletionTime && c.dropTime != nil {
+	if c.dropTime != nil && (ldt != mutation.NoDeletionTime || c.liveDropTimes) {
 		c.dropTime(ldt)
 	}
 }
@@ -118,7 +137,22 @@ func (c *Collector) liveness(l mutation.LivenessInfo) {
 	}
 	c.timestamp(l.Timestamp)
 	c.ttl(l.TTL)
+	if l.LocalExpirationTime == mutation.NoDeletionTime && c.liveDropTimes && !c.liveLivenessDropTimes {
+		c.ldtOnly(l.LocalExpirationTime)
+		return
+	}
 	c.localDeletionTime(l.LocalExpirationTime)
+}
+
+// ldtOnly records a local deletion time in the min/max without the
+// tombstone histogram.
+func (c *Collector) ldtOnly(ldt int64) {
+	if !c.ldtSet {
+		c.ldtSet, c.minLDT, c.maxLDT = true, ldt, ldt
+		return
+	}
+	c.minLDT = min(c.minLDT, ldt)
+	c.maxLDT = max(c.maxLDT, ldt)
 }
 
 // cell records a cell.

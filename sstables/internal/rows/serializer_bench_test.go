@@ -33,7 +33,7 @@ func BenchmarkSerializeSmallPartition(b *testing.B) {
 	const ts = 1_700_000_000_000_000
 	enc := EncodingStats{MinTimestamp: ts, MinLocalDeletionTime: DefaultEncodingStats.MinLocalDeletionTime, MinTTL: 0}
 	h := sstables.NewSerializationHeader(table, enc, nil, table.Regular)
-	coll := NewCollector(table, h.ClusteringTypes, true, nil)
+	coll := NewCollector(table, h.ClusteringTypes, CollectorOptions{WholePrefix: true})
 	ser := NewSerializer(table, h, nil, table.Regular, SerializerOptions{BlockSize: 64 << 10, Sink: &discardSink{}, Collector: coll})
 	row := mutation.NewRow(nil)
 	row.Cells = []mutation.Cell{{Column: table.Regular[0], Value: make([]byte, 100), TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime}}

@@ -38,7 +38,7 @@ func TestSimpleRowPathMatchesGeneral(t *testing.T) {
 	run := func(simple bool, seed uint64) result {
 		r := rand.New(rand.NewPCG(seed, 1))
 		h := sstables.NewSerializationHeader(table, enc, nil, table.Regular)
-		coll := NewCollector(table, h.ClusteringTypes, true, func(int64) {})
+		coll := NewCollector(table, h.ClusteringTypes, CollectorOptions{WholePrefix: true, DropTime: func(int64) {}})
 		var sink memSink
 		ser := NewSerializer(table, h, nil, table.Regular, SerializerOptions{BlockSize: 2048, Sink: &sink, Collector: coll})
 		ser.simpleRegular = simple
