@@ -54,7 +54,7 @@ func mcWriteCases(t *testing.T) []mcWriteCase {
 
 // writeFlags are the write options case.txt asks for.
 func (c mcWriteCase) writeOptions(out string) WriteOptions {
-	opts := WriteOptions{Schema: filepath.Join(c.dir, "schema.cql"), Out: out, Generation: 1, Jobs: 1}
+	opts := WriteOptions{Schema: filepath.Join(c.dir, "schema.cql"), Out: out, Format: "mc", Generation: 1, Jobs: 1}
 	if h := c.facts["header-columns"]; len(h) > 0 && strings.HasPrefix(h[0], "all table columns") {
 		opts.HeaderAllColumns = true
 	}
