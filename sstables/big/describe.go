@@ -83,7 +83,7 @@ func (r *Reader) Layout(fn func(*PartitionLayout) error) error {
 		if e.Promoted != nil {
 			pl.Blocks = e.Promoted.Blocks
 		}
-		if len(r.static) > 0 {
+		if r.s.HasStatic() {
 			static = UnfilteredLayout{Static: true, Kind: mutation.StaticClustering}
 			static.Offset, static.Size, static.PrevSize = dec.StaticSpan()
 			pl.Static = &static
