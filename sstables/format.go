@@ -304,6 +304,11 @@ type ReaderOptions struct {
 	// that a full scan uses a second core; 0 means none. The scanner's
 	// Close stops the goroutine. Lookups never read ahead.
 	ReadAhead int
+	// IndexCacheBytes is the memory a reader keeps for the index pages it
+	// reads as lookups need them (the BTI formats' Partitions.db and
+	// Rows.db, each): the pages near a trie's root, which every lookup
+	// passes, stay. 0 means 256 KiB.
+	IndexCacheBytes int
 }
 
 // DefaultMaxValueSize is ReaderOptions.MaxValueSize's default: far above

@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"sstables/big":      {"sstables", "sstables/version", "sstables/internal/rows", "sstables/internal/sorted", "compress", "checksummer", "schema", "mutation", "dht", "internal/vint"},
 	"sstables/la":       {"sstables", "sstables/version", "compress", "checksummer", "schema", "mutation", "dht"},
 	"sstables/mc":       {"sstables", "sstables/version", "sstables/big", "schema"}, // a thin face over big
-	"sstables/formats":  {"sstables/big", "sstables/la"},
+	"sstables/formats":  {"sstables/big", "sstables/bti", "sstables/la"},
 	"flush":             {"memtable", "sstables", "sstables/version", "compress", "checksummer", "schema", "mutation", "dht"},
 	"bulk":              {"flush", "memtable", "sstables", "cql", "jsondump", "compress", "schema", "mutation", "dht"}, // like flush: no version package
 	"internal/faultfs":  {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
@@ -44,7 +44,7 @@ var allowed = map[string][]string{
 	"sstables/internal/trie":   {},
 	"sstables/internal/rows":   {"sstables", "sstables/version", "schema", "mutation", "dht", "internal/vint"},                      // the 3.x+ row format, shared by big and bti
 	"sstables/internal/sorted": {"sstables", "sstables/version", "sstables/internal/rows", "compress", "schema", "mutation", "dht"}, // the writer state machine and whole-file reader big and bti share
-	"sstables/bti":             {"schema", "mutation", "dht", "sstables", "sstables/version", "sstables/internal/trie", "internal/bytecomparable", "internal/vint"},
+	"sstables/bti":             {"schema", "mutation", "dht", "sstables", "sstables/version", "sstables/internal/trie", "sstables/internal/rows", "sstables/internal/sorted", "internal/bytecomparable", "internal/vint"},
 }
 
 type pkg struct {

@@ -147,6 +147,10 @@ func (w *PartitionIndexWriter) Add(comparable, rawKey []byte, hash byte, pos int
 	return nil
 }
 
+// Position returns the number of bytes written so far (the file's length
+// after Finish).
+func (w *PartitionIndexWriter) Position() int64 { return w.tw.Position() }
+
 // Finish writes the last key, the rest of the trie and the footer, flushes,
 // and returns the root position.
 func (w *PartitionIndexWriter) Finish() (int64, error) {

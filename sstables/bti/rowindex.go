@@ -419,3 +419,12 @@ func (r *RowIndex) Verify(e RowIndexEntry) ([]int64, error) {
 	}
 	return offsets, nil
 }
+
+// Last returns the row index's final entry (the end-of-partition offset).
+func (r *RowIndex) Last(root int64) (RowIndexInfo, error) {
+	n, err := r.t.Last(root)
+	if err != nil {
+		return RowIndexInfo{}, corrupt(r.path, ComponentRows, root, err)
+	}
+	return r.payload(&n)
+}

@@ -34,6 +34,10 @@ type Location struct {
 	Path      string
 	Component string
 	Offset    int64
+	// MayDiffer says the index matched only a prefix of the key (BTI's
+	// Partitions.db pointing straight at Data.db): another key at the
+	// position means the key is absent, not that the index is damaged.
+	MayDiffer bool
 }
 
 // Corruptf returns a CorruptionError at l.
@@ -241,6 +245,9 @@ func (r *Reader) Lookup(key []byte) (*mutation.Partition, int64, error) {
 		return nil, -1, err
 	}
 	if !bytes.Equal(p.Key, key) {
+		if at.MayDiffer {
+			return nil, -1, nil
+		}
 		return nil, -1, at.Corruptf("entry points to Data.db offset %d, which holds another partition", pos)
 	}
 	p, err = rows.ReadWholePartition(sc, p)
@@ -271,10 +278,16 @@ func (r *Reader) ScanFrom(key []byte) (sstables.Scanner, error) {
 		return nil, err
 	}
 	if err := r.checkKeyAt(pos, key, at); err != nil {
+		if at.MayDiffer && errors.Is(err, errOtherKey) {
+			return nil, nil
+		}
 		return nil, err
 	}
 	return r.seekingScanner(pos), nil
 }
+
+// errOtherKey marks checkKeyAt's error for a position holding another key.
+var errOtherKey = errors.New("the key differs")
 
 // checkKeyAt checks that the partition at Data.db offset pos has key, which
 // the index entry at names.
@@ -282,12 +295,16 @@ func (r *Reader) checkKeyAt(pos int64, key []byte, at Location) error {
 	b := make([]byte, 2+len(key))
 	if _, err := r.data.ReadAt(b, pos); err != nil {
 		if err == io.EOF {
+			if at.MayDiffer {
+				return &sstables.CorruptionError{Path: at.Path, Component: at.Component, Offset: at.Offset, Reason: "too near Data.db's end for the key", Err: errOtherKey}
+			}
 			return at.Corruptf("entry points to Data.db offset %d, too near the end for its key", pos)
 		}
 		return err
 	}
 	if int(binary.BigEndian.Uint16(b)) != len(key) || !bytes.Equal(b[2:], key) {
-		return at.Corruptf("entry points to Data.db offset %d, which holds another partition", pos)
+		return &sstables.CorruptionError{Path: at.Path, Component: at.Component, Offset: at.Offset,
+			Reason: fmt.Sprintf("entry points to Data.db offset %d, which holds another partition", pos), Err: errOtherKey}
 	}
 	return nil
 }

@@ -198,6 +198,7 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 	w.data, err = sstables.NewDataWriter(dataFile, sstables.DataWriterOptions{
 		Compression:             params,
 		WithMaxCompressedLength: v.HasMaxCompressedLength(),
+		ScyllaOptions:           v.Scylla(),
 		Jobs:                    opts.Jobs,
 		BufferedIO:              opts.BufferedIO,
 		Path:                    w.desc.Path(sstables.ComponentData),
@@ -472,8 +473,11 @@ func (w *Writer) statistics(res *sstables.DataResult) *sstables.Statistics {
 	s.MinLocalDeletionTime, s.MaxLocalDeletionTime = c.LocalDeletionTimes()
 	s.MinTTL, s.MaxTTL = c.TTLs()
 	s.CompressionRatio = res.CompressionRatio()
-	if w.profile.NoCompressionRatio {
+	switch {
+	case w.profile.NoCompressionRatio:
 		s.CompressionRatio = -1
+	case w.profile.NaNCompressionRatio && v.Scylla(): // a ScyllaDB habit, not carried into Cassandra's versions
+		s.CompressionRatio = math.NaN()
 	}
 	s.TombstoneDropTimes = w.aux.tombstoneHistogram()
 	m := &w.opts.Metadata
@@ -493,6 +497,9 @@ func (w *Writer) statistics(res *sstables.DataResult) *sstables.Statistics {
 	s.TotalColumnsSet, s.TotalRows = c.TotalColumnsSet, c.TotalRows
 	s.CommitLogIntervals = m.CommitLogIntervals
 	s.CommitLogLowerBound, s.CommitLogUpperBound = commitLogBounds(s.CommitLogIntervals)
+	if len(s.CommitLogIntervals) == 0 && w.profile.ZeroCommitLogBounds && v.Scylla() {
+		s.CommitLogLowerBound, s.CommitLogUpperBound = sstables.CommitLogPosition{}, sstables.CommitLogPosition{}
+	}
 	s.PendingRepair = m.PendingRepair
 	s.IsTransient = m.IsTransient
 	s.OriginatingHostID = m.OriginatingHostID

@@ -598,6 +598,8 @@ type VerifyStats struct {
 	Low, High int64
 	// Types counts the nodes of each type.
 	Types [16]int
+	// Pages is the number of PageSize pages holding a node.
+	Pages int
 }
 
 // Verify walks the whole trie below root and checks every node: inside
@@ -606,9 +608,11 @@ type VerifyStats struct {
 // strictly before its parent and reached once, every node with a payload
 // or children, and payloads in bounds per size (nil: flags alone are not
 // checked). Errors carry the offset of the offending node.
-func (t *Trie) Verify(root int64, size PayloadSizer) (VerifyStats, error) {
+func (t *Trie) Verify(root int64, size PayloadSizer) (stats VerifyStats, err error) {
 	st := VerifyStats{Low: root, High: root}
 	seen := make(map[int64]struct{})
+	pages := make(map[int64]struct{})
+	defer func() { stats.Pages = len(pages) }()
 	stack := []int64{root}
 	for len(stack) > 0 {
 		pos := stack[len(stack)-1]
@@ -623,6 +627,7 @@ func (t *Trie) Verify(root int64, size PayloadSizer) (VerifyStats, error) {
 		}
 		st.Nodes++
 		st.Types[n.Type]++
+		pages[pos/PageSize] = struct{}{}
 		st.Low = min(st.Low, pos)
 		end := n.PayloadPos
 		if n.Flags != 0 {
@@ -668,4 +673,61 @@ func (t *Trie) Verify(root int64, size PayloadSizer) (VerifyStats, error) {
 		}
 	}
 	return st, nil
+}
+
+// Path returns the nodes a lookup of key passes from root, root first: as
+// far as the trie matches key (Follow), for describing a lookup.
+func (t *Trie) Path(root int64, key []byte) ([]Node, error) {
+	n, err := t.Node(root)
+	if err != nil {
+		return nil, err
+	}
+	path := []Node{n}
+	for _, b := range key {
+		k, ok := t.Search(&n, int(b))
+		if !ok {
+			break
+		}
+		c, err := t.child(&n, k)
+		if err != nil {
+			return path, err
+		}
+		if n, err = t.Node(c); err != nil {
+			return path, err
+		}
+		path = append(path, n)
+	}
+	return path, nil
+}
+
+// Nodes calls fn for every node below root (root included), each once,
+// in no particular order; it stops at the first damaged node.
+func (t *Trie) Nodes(root int64, fn func(n *Node) error) error {
+	seen := map[int64]bool{}
+	stack := []int64{root}
+	for len(stack) > 0 {
+		pos := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[pos] {
+			return errorf(pos, "node reached twice")
+		}
+		seen[pos] = true
+		n, err := t.Node(pos)
+		if err != nil {
+			return err
+		}
+		if err := fn(&n); err != nil {
+			return err
+		}
+		for i := 0; i < n.count; i++ {
+			c, err := t.child(&n, i)
+			if err != nil {
+				return err
+			}
+			if c != -1 {
+				stack = append(stack, c)
+			}
+		}
+	}
+	return nil
 }
