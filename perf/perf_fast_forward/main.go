@@ -2,7 +2,7 @@
 // second of flush time, "frag/s") and read scenarios on ScyllaDB's
 // perf_fast_forward datasets. See internal/fastforward.
 //
-//	perf_fast_forward --populate --datasets small-part --sstable-format mc --compression lz4
+//	perf_fast_forward --populate --datasets small-part --sstable-format nb --compression lz4
 //	perf_fast_forward --data-directory DIR --datasets small-part   # read tests on populated data
 package main
 
@@ -37,7 +37,7 @@ func main() {
 			&cli.IntFlag{Name: "value-size", Value: 100, Usage: "bytes in the value blob"},
 			&cli.StringSliceFlag{Name: "datasets", Usage: "datasets to use (repeatable or comma-separated; default: large-part-ds1, small-part)"},
 			&cli.StringFlag{Name: "data-directory", Usage: "where SSTables go (default: a temporary directory, removed at exit)"},
-			&cli.StringSliceFlag{Name: "sstable-format", Value: cli.NewStringSlice("mc"), Usage: "a version castable writes: mc, la, oa, da, … (repeatable)"},
+			&cli.StringSliceFlag{Name: "sstable-format", Value: cli.NewStringSlice("nb"), Usage: "SSTable `VERSION`s to populate and read: la, ma … oa, da, ms, mt (repeatable or comma-separated)"},
 			&cli.StringFlag{Name: "partitioner", Usage: "partitioner `NAME` (short or full class name): " + strings.Join(dht.Names(), ", ") + " (default Murmur3Partitioner)"},
 			&cli.StringSliceFlag{Name: "compression", Value: cli.NewStringSlice("none"), Usage: "lz4, snappy, deflate, zstd or none (repeatable)"},
 			&cli.StringFlag{Name: "flush-threshold", Value: "300MiB", Usage: "memtable memory that triggers a flush (bytes, or with KiB/MiB/GiB)"},
@@ -105,7 +105,7 @@ func run(c *cli.Context) error {
 			return fmt.Errorf("--sstable-format: %w", err)
 		}
 		if !f.Version().Writable() {
-			return fmt.Errorf("--sstable-format: castable does not write %s", name)
+			return fmt.Errorf("--sstable-format: castable reads %s but does not write it", name)
 		}
 		opts.Formats = append(opts.Formats, f)
 	}
