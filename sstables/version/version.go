@@ -87,8 +87,17 @@ type Profile struct {
 	// Data.db is compressed (seen in Cassandra 2.2 files).
 	NoCompressionRatio bool
 	// NaNCompressionRatio says the writer stored NaN as the compression
-	// ratio (ScyllaDB's ms and mt files).
+	// ratio (ScyllaDB's files of one chunk; see ScyllaCompressionRatio).
 	NaNCompressionRatio bool
+	// ScyllaCompressionRatio says the ratio is ScyllaDB's: computed before
+	// the last chunk is flushed, the file offset of the last chunk over
+	// the uncompressed length of the chunks before it (NaN, 0/0, for a
+	// Data.db of one chunk). Seen in ScyllaDB's ms and mt files.
+	ScyllaCompressionRatio bool
+	// UnroundedDropTimes says the tombstone drop-time histogram holds the
+	// local deletion times as they are, where Cassandra 3.11 and later
+	// round them up to a multiple of 60 s (ScyllaDB's ms and mt files).
+	UnroundedDropTimes bool
 	// ZeroCommitLogBounds says the writer stored the commit log lower and
 	// upper bounds of an SSTable without commit log intervals as position
 	// (0, 0) rather than Cassandra's NONE (-1, 0) (ScyllaDB, which has no
@@ -130,7 +139,7 @@ var (
 	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DoubleCellCounts: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
 	profile40      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64}
 	profile50      = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64, OrderedTOC: true, LiveComplexDeletionWrap: true}
-	profileScylla  = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, NaNCompressionRatio: true, ZeroCommitLogBounds: true}
+	profileScylla  = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, NaNCompressionRatio: true, ScyllaCompressionRatio: true, UnroundedDropTimes: true, ZeroCommitLogBounds: true}
 	profile50bti   = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb16, OrderedTOC: true, LiveComplexDeletionWrap: true}
 )
 

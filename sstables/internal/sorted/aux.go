@@ -68,7 +68,7 @@ func (a *auxBuilders) addDropTime(ldt int64) {
 		return
 	}
 	p := ldt
-	if r := p % tombstoneRoundSeconds; r != 0 {
+	if r := p % tombstoneRoundSeconds; r != 0 && !a.profile.UnroundedDropTimes {
 		p += tombstoneRoundSeconds - r
 	}
 	if !a.v.UIntDeletionTime() && p > math.MaxInt32 {

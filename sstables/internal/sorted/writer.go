@@ -477,6 +477,8 @@ func (w *Writer) statistics(res *sstables.DataResult) *sstables.Statistics {
 	switch {
 	case w.profile.NoCompressionRatio:
 		s.CompressionRatio = -1
+	case w.profile.ScyllaCompressionRatio && v.Scylla() && res.CompressionInfo != nil:
+		s.CompressionRatio = scyllaCompressionRatio(res.CompressionInfo)
 	case w.profile.NaNCompressionRatio && v.Scylla(): // a ScyllaDB habit, not carried into Cassandra's versions
 		s.CompressionRatio = math.NaN()
 	}
@@ -602,3 +604,15 @@ func (w *Writer) Abort() error {
 }
 
 var _ sstables.Writer = (*Writer)(nil)
+
+// scyllaCompressionRatio is the compression ratio as ScyllaDB's ms and mt
+// files store it: taken before the last chunk is flushed, the compressed
+// bytes (with checksums) before the last chunk over the uncompressed
+// bytes before it; NaN (0/0) for one chunk or none.
+func scyllaCompressionRatio(ci *sstables.CompressionInfo) float64 {
+	n := len(ci.ChunkOffsets)
+	if n <= 1 {
+		return math.NaN()
+	}
+	return float64(ci.ChunkOffsets[n-1]) / float64(int64(n-1)*int64(ci.ChunkLength))
+}
