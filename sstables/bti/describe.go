@@ -7,6 +7,7 @@ import (
 
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/internal/sorted"
 	"github.com/castable-db/castable/sstables/internal/trie"
 )
 
@@ -196,4 +197,39 @@ func (r *Reader) IndexSizes() (partitions, rows int64, err error) {
 	}
 	size, err := r.partFile.Size()
 	return size, r.rowsSize, err
+}
+
+// InferColumnIndexSize returns the column index size in bytes that the
+// writer of r used, as far as its partitions and Rows.db blocks tell
+// (sorted.ColumnIndexSizeBounds: a row index's last block always ends at
+// the end-of-partition byte, so it bounds the size from below only),
+// preferring def (the target's default) when it is consistent with them.
+// ok is false when no KiB multiple fits; size is then def. It reads the
+// whole of Data.db, Partitions.db and Rows.db.
+func (r *Reader) InferColumnIndexSize(def int) (size int, ok bool, err error) {
+	blocks := map[int64][]sorted.BlockSpan{}
+	err = r.Index(func(e *IndexEntry) error {
+		if len(e.Blocks) == 0 {
+			return nil
+		}
+		spans := make([]sorted.BlockSpan, len(e.Blocks))
+		for i, b := range e.Blocks {
+			spans[i] = sorted.BlockSpan{Offset: b.Offset, Width: b.Width}
+		}
+		blocks[e.Position] = spans
+		return nil
+	})
+	if err != nil {
+		return def, false, err
+	}
+	b := sorted.NewColumnIndexSizeBounds()
+	err = r.s.WalkData(func(dl *sorted.DataLayout) error {
+		b.Add(dl, blocks[dl.Offset], true)
+		return nil
+	})
+	if err != nil {
+		return def, false, err
+	}
+	size, ok = b.Size(def)
+	return size, ok, nil
 }
