@@ -157,7 +157,7 @@ type layoutBlock struct {
 	openMarker    string
 }
 
-// indexEntries walks Index.db of an mc or la reader.
+// indexEntries walks the partition index of a big, la or BTI reader.
 func indexEntries(r sstables.Reader, t *schema.Table, fn func(e *layoutEntry) error) error {
 	var e layoutEntry
 	switch r := r.(type) {
