@@ -138,7 +138,9 @@ func writeBench(b *testing.B, v string, table *schema.Table, keys [][]byte, dir 
 // then Get of random present keys through Partitions.db (da) and through
 // Summary.db + Index.db (oa) in one run, reporting the latency (ns/op) and
 // the bytes each lookup read from the index components and from Data.db;
-// and the write cost of each format in fragments (rows) per second.
+// and the write cost of each format in fragments (rows) per second (the
+// faster of two writes each, alternating). oa's index bytes include its
+// Summary.db, read once by the first lookup and kept in memory.
 // BTI_BENCH_PARTITIONS changes the count (default 1,000,000).
 //
 //	go test -run XXX -bench BTIAgainstBig -benchtime 200000x ./sstables/bti/
@@ -154,19 +156,34 @@ func BenchmarkBTIAgainstBig(b *testing.B) {
 	for _, v := range []string{"da", "oa"} { // warm up: code, allocator, page cache
 		writeBench(b, v, table, keys[:min(n, 50_000)], filepath.Join(dir, "warm-"+v))
 	}
+	// Each format twice, alternating; the faster write counts.
+	best := map[string]time.Duration{}
+	for round := 0; round < 2; round++ {
+		for _, v := range []string{"da", "oa"} {
+			out := filepath.Join(dir, fmt.Sprintf("%s-%d", v, round))
+			desc, d := writeBench(b, v, table, keys, out)
+			if round == 0 {
+				descs[v] = desc
+			} else if err := os.RemoveAll(out); err != nil {
+				b.Fatal(err)
+			}
+			if best[v] == 0 || d < best[v] {
+				best[v] = d
+			}
+		}
+	}
 	for _, v := range []string{"da", "oa"} {
-		desc, d := writeBench(b, v, table, keys, filepath.Join(dir, v))
-		descs[v] = desc
+		d := best[v]
 		var size int64
 		for _, c := range []sstables.Component{sstables.ComponentPartitions, sstables.ComponentRows, sstables.ComponentIndex, sstables.ComponentSummary} {
-			if st, err := os.Stat(desc.Path(c)); err == nil {
+			if st, err := os.Stat(descs[v].Path(c)); err == nil {
 				size += st.Size()
 			}
 		}
 		b.Logf("write %s: %d partitions in %v: %.0f frag/s; index components %d bytes", v, n, d.Round(time.Millisecond), float64(n)/d.Seconds(), size)
 		b.Run("write/format="+v, func(b *testing.B) {
-			// The write above, reported as a result (b.N is ignored:
-			// one write of n partitions).
+			// The writes above, reported as a result (b.N is ignored:
+			// the faster of two writes of n partitions).
 			b.ReportMetric(float64(n)/d.Seconds(), "frag/s")
 			b.ReportMetric(float64(d.Nanoseconds())/float64(n), "ns/frag")
 		})
