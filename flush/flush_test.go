@@ -18,11 +18,13 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/bti"
 	"github.com/castable-db/castable/sstables/la"
 	"github.com/castable-db/castable/sstables/mc"
+	"github.com/castable-db/castable/sstables/version"
 )
 
-var formats = []sstables.Format{mc.Format, la.Format{}}
+var formats = []sstables.Format{mc.Format, la.Format{}, bti.Format(version.MustParse("da")), bti.Format(version.MustParse("ms"))}
 
 var codecs = []compress.Codec{compress.LZ4, compress.None}
 

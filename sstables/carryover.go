@@ -49,8 +49,9 @@ func CarryOver(r Reader, o *WriterOptions) {
 // partitions from 5.0), the tombstone histogram's stored maxBinSize (100
 // for 3.x writers, the bin count from 4.0) when it has bins, and whether
 // that histogram counts live cells at Integer.MAX_VALUE, whether cell
-// counts are recorded twice per partition and whether the compression
-// ratio was left at −1 (habits of some 2.2, 3.0 and 4.0 pre-releases; which
+// counts are recorded twice per partition, whether the compression ratio
+// was left at −1 or NaN (ScyllaDB) and whether empty commit log bounds are
+// (0, 0) (ScyllaDB) (habits of some 2.2, 3.0 and 4.0 pre-releases; which
 // releases exactly is not known, the file says).
 func InferProfile(st *Statistics, v version.Version) version.Profile {
 	p := v.Profile()
@@ -72,6 +73,9 @@ func InferProfile(st *Statistics, v version.Version) version.Profile {
 		p.DoubleCellCounts = parts > 0 && counts == 2*parts
 	}
 	p.NoCompressionRatio = s.CompressionRatio == -1
+	p.NaNCompressionRatio = math.IsNaN(s.CompressionRatio)
+	p.ZeroCommitLogBounds = len(s.CommitLogIntervals) == 0 && v.HasCommitLogIntervals() &&
+		s.CommitLogUpperBound == CommitLogPosition{} && s.CommitLogLowerBound == CommitLogPosition{}
 	if h := s.TombstoneDropTimes; h != nil {
 		points, _ := h.Bins()
 		if h.MaxBins() == len(points) {

@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/sstables/version"
@@ -260,6 +263,33 @@ func ReadCompressionInfo(fsys FS, desc Descriptor) (*CompressionInfo, error) {
 		return nil, err
 	}
 	return ParseCompressionInfo(b, path, desc.Version)
+}
+
+// scyllaCompressionOptions returns the option list ScyllaDB writes: the
+// codec's options and crc_check_chance, sorted by key (a std::map). Every
+// ScyllaDB file seen has crc_check_chance "1.0", the default. The value
+// read from a ScyllaDB file (in p.Options) is kept as it was written;
+// another is written with one decimal at least, which no file confirms.
+func scyllaCompressionOptions(p compress.Params, opts []compress.Option) []compress.Option {
+	if v, ok := p.Options["crc_check_chance"]; ok {
+		out := append(slices.Clone(opts), compress.Option{Key: "crc_check_chance", Value: v})
+		slices.SortFunc(out, func(a, b compress.Option) int { return strings.Compare(a.Key, b.Key) })
+		return out
+	}
+	chance := p.CRCCheckChance
+	switch {
+	case chance == 0:
+		chance = 1
+	case chance < 0:
+		chance = 0
+	}
+	v := strconv.FormatFloat(chance, 'f', -1, 64)
+	if !strings.Contains(v, ".") {
+		v += ".0"
+	}
+	out := append(slices.Clone(opts), compress.Option{Key: "crc_check_chance", Value: v})
+	slices.SortFunc(out, func(a, b compress.Option) int { return strings.Compare(a.Key, b.Key) })
+	return out
 }
 
 // compressionInfoFor starts the CompressionInfo of a writer with params p;

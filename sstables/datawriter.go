@@ -79,6 +79,10 @@ type DataWriterOptions struct {
 	// that does not compress below Compression.MaxCompressedLength() is
 	// stored raw, padded with zeros to that length when shorter.
 	WithMaxCompressedLength bool
+	// ScyllaOptions lists crc_check_chance among CompressionInfo.db's
+	// options, as ScyllaDB writes it (its options map, in key order);
+	// Cassandra never lists it.
+	ScyllaOptions bool
 	// Path names the file in errors.
 	Path string
 }
@@ -197,6 +201,9 @@ func NewDataWriter(w io.Writer, opts DataWriterOptions) (*DataWriter, error) {
 		return dw, nil
 	}
 	info, err := compressionInfoFor(opts.Compression, opts.WithMaxCompressedLength)
+	if err == nil && opts.ScyllaOptions {
+		info.Options = scyllaCompressionOptions(opts.Compression, info.Options)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package sstables
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/dht"
@@ -236,19 +237,28 @@ type Metadata struct {
 	PendingRepair []byte
 	// IsTransient marks an SSTable of transient replication data (na on).
 	IsTransient bool
+	// TokenSpaceCoverage is the fraction of the token space the SSTable
+	// covers, in the versions that record it (oa, da), as Cassandra's
+	// unified compaction strategy sets it; 0 means unset (NaN is written,
+	// as a flush does).
+	TokenSpaceCoverage float64
 }
 
 // MetadataOf returns the Statistics.db values of st that do not follow from
 // the data, as a writer takes them, for version v's Statistics.db: its
 // commit log intervals (a 2.x replay position, and the bounds of ma and mb,
 // become the one interval Cassandra reads them as), repair time, level,
-// ancestors, pending repair, transient flag and originating host id.
+// ancestors, pending repair, transient flag, originating host id and token
+// space coverage.
 func MetadataOf(st *Statistics, v version.Version) Metadata {
 	s := &st.Stats
 	m := Metadata{RepairedAt: s.RepairedAt, Level: int(s.Level), PendingRepair: s.PendingRepair,
 		IsTransient: s.IsTransient, OriginatingHostID: s.OriginatingHostID}
 	for _, a := range st.Ancestors {
 		m.Ancestors = append(m.Ancestors, int(a))
+	}
+	if v.HasTokenSpaceCoverage() && !math.IsNaN(s.TokenSpaceCoverage) {
+		m.TokenSpaceCoverage = s.TokenSpaceCoverage
 	}
 	switch {
 	case v.HasCommitLogIntervals():
@@ -294,6 +304,11 @@ type ReaderOptions struct {
 	// that a full scan uses a second core; 0 means none. The scanner's
 	// Close stops the goroutine. Lookups never read ahead.
 	ReadAhead int
+	// IndexCacheBytes is the memory a reader keeps for the index pages it
+	// reads as lookups need them (the BTI formats' Partitions.db and
+	// Rows.db, each): the pages near a trie's root, which every lookup
+	// passes, stay. 0 means 256 KiB.
+	IndexCacheBytes int
 }
 
 // DefaultMaxValueSize is ReaderOptions.MaxValueSize's default: far above

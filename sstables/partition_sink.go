@@ -65,8 +65,11 @@ type PartitionSink struct {
 // cacheLinePad separates fields written by different goroutines.
 type cacheLinePad [64]byte
 
-// PartitionSinkOptions configure a PartitionSink. Data, Index and Summary
-// are required; the other fields may be nil (or false) to skip their work.
+// PartitionSinkOptions configure a PartitionSink. Data is required, and
+// either Index and Summary (the BIG layout: Index.db entries written as
+// they come, Summary.db sampled from them) or Indexer (a layout that builds
+// its index itself, BTI's tries); the other fields may be nil (or false) to
+// skip their work.
 type PartitionSinkOptions struct {
 	// Data receives the Data.db bytes.
 	Data *DataWriter
@@ -74,6 +77,9 @@ type PartitionSinkOptions struct {
 	Index io.Writer
 	// Summary samples the keys with their Index.db positions.
 	Summary *SummaryBuilder
+	// Indexer, when set, receives every partition instead of Index and
+	// Summary.
+	Indexer PartitionIndexer
 	// Filter receives every key's Murmur3 halves.
 	Filter *BloomFilter
 	// KeepHashes keeps every key's Murmur3 halves (h1, h2 pairs in
@@ -92,6 +98,16 @@ type PartitionSinkOptions struct {
 	// promoted index (its key and Data.db position only), for
 	// EndSimplePartition; nil when the format does not use it.
 	SimpleEntry func(dst, key []byte, position int64) []byte
+}
+
+// PartitionIndexer builds an index layout's components on the sink's
+// goroutine, one partition at a time in order.
+type PartitionIndexer interface {
+	// AddPartition records the next partition: its key and Murmur3
+	// halves, the Data.db position EndSimplePartition was given (-1 after
+	// EndPartition) and the entry EndPartition was given (empty after
+	// EndSimplePartition). key and entry are valid during the call only.
+	AddPartition(key []byte, h1, h2 uint64, position int64, entry []byte) error
 }
 
 // SinkResult is what a finished PartitionSink reports.
@@ -138,11 +154,13 @@ var errSinkStopped = errors.New("sstables: partition sink already finished or ab
 // NewPartitionSink starts a sink and its goroutine.
 func NewPartitionSink(opts PartitionSinkOptions) *PartitionSink {
 	s := &PartitionSink{
-		opts:  opts,
-		full:  make(chan *sinkBatch, sinkBatches),
-		free:  make(chan *sinkBatch, sinkBatches),
-		done:  make(chan struct{}),
-		index: bufio.NewWriterSize(opts.Index, sinkIndexBuffer),
+		opts: opts,
+		full: make(chan *sinkBatch, sinkBatches),
+		free: make(chan *sinkBatch, sinkBatches),
+		done: make(chan struct{}),
+	}
+	if opts.Indexer == nil {
+		s.index = bufio.NewWriterSize(opts.Index, sinkIndexBuffer)
 	}
 	s.cur = &sinkBatch{}
 	for range sinkBatches - 1 {
@@ -250,9 +268,11 @@ func (s *PartitionSink) Finish(buf []byte) (*SinkResult, error) {
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
-	if err := s.index.Flush(); err != nil {
-		s.fail(err)
-		return nil, err
+	if s.index != nil {
+		if err := s.index.Flush(); err != nil {
+			s.fail(err)
+			return nil, err
+		}
 	}
 	return &SinkResult{Partitions: s.parts, IndexLength: s.indexAt, Hashes: s.hashes}, nil
 }
@@ -300,7 +320,26 @@ func (s *PartitionSink) process(b *sinkBatch) {
 	if len(b.parts) == 0 {
 		return
 	}
-	// The batch's entries, in order: copied, or built here.
+	if o.Indexer != nil {
+		var keyStart, entryStart int
+		for i := range b.parts {
+			p := &b.parts[i]
+			if err := o.Indexer.AddPartition(b.keys[keyStart:p.keyEnd], p.h1, p.h2, p.position, b.index[entryStart:p.entryEnd]); err != nil {
+				s.fail(err)
+				return
+			}
+			keyStart, entryStart = p.keyEnd, p.entryEnd
+		}
+	} else if !s.writeEntries(b) {
+		return
+	}
+	s.account(b)
+}
+
+// writeEntries writes the batch's Index.db entries, copied or built here;
+// each partition's entryEnd becomes its end in the written entries.
+func (s *PartitionSink) writeEntries(b *sinkBatch) bool {
+	o := &s.opts
 	entries := s.entries[:0]
 	var keyStart, entryStart int
 	for i := range b.parts {
@@ -317,8 +356,15 @@ func (s *PartitionSink) process(b *sinkBatch) {
 	s.entries = entries
 	if _, err := s.index.Write(entries); err != nil {
 		s.fail(err)
-		return
+		return false
 	}
+	return true
+}
+
+// account feeds the filter, the summary, the cardinality and the
+// histograms with the batch's partitions.
+func (s *PartitionSink) account(b *sinkBatch) {
+	o := &s.opts
 	// The filter first, in a loop of its own (see AddHashes).
 	if o.Filter != nil || o.KeepHashes {
 		hashes := s.batchHashes[:0]
@@ -333,12 +379,14 @@ func (s *PartitionSink) process(b *sinkBatch) {
 			s.hashes = append(s.hashes, hashes...)
 		}
 	}
-	keyStart, entryStart = 0, 0
+	var keyStart, entryStart int
 	for i := range b.parts {
 		p := &b.parts[i]
 		key := b.keys[keyStart:p.keyEnd]
-		o.Summary.Add(key, s.indexAt)
-		s.indexAt += int64(p.entryEnd - entryStart)
+		if o.Indexer == nil {
+			o.Summary.Add(key, s.indexAt)
+			s.indexAt += int64(p.entryEnd - entryStart)
+		}
 		if o.Cardinality != nil {
 			o.Cardinality.OfferKey(key)
 		}

@@ -302,3 +302,103 @@ func TestPartitionSinkErrors(t *testing.T) {
 		t.Error("EndPartition after Abort succeeded")
 	}
 }
+
+// recordingIndexer is a PartitionIndexer that rebuilds the reference's
+// Index.db bytes from what the sink hands it, and fails on call failAt.
+type recordingIndexer struct {
+	index  []byte
+	calls  int
+	failAt int
+}
+
+var errIndexer = errors.New("indexer failure")
+
+func (x *recordingIndexer) AddPartition(key []byte, h1, h2 uint64, position int64, entry []byte) error {
+	x.calls++
+	if x.calls == x.failAt {
+		return errIndexer
+	}
+	if h, _ := dht.Murmur3Hash(key); h != h1 {
+		return fmt.Errorf("key %s with the halves of another", key)
+	}
+	if position >= 0 {
+		if len(entry) != 0 {
+			return fmt.Errorf("key %s: an entry after EndSimplePartition", key)
+		}
+		x.index = testSimpleEntry(x.index, key, position)
+		return nil
+	}
+	x.index = append(x.index, entry...)
+	return nil
+}
+
+// TestPartitionSinkIndexer: with an Indexer the sink hands it every
+// partition in order with its position or entry (so that it can build
+// what Index.db holds), writes no Index.db or summary, and feeds the
+// filter, cardinality and histograms as before; an Indexer error is sticky.
+func TestPartitionSinkIndexer(t *testing.T) {
+	parts := sinkParts(3000, 7)
+	want := directOutput(t, parts, compress.LZ4)
+	for _, failAt := range []int{0, 1, 1700} {
+		var data bytes.Buffer
+		dw, err := NewDataWriter(&data, DataWriterOptions{Compression: compress.Params{Codec: compress.LZ4}, Jobs: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		filter, err := NewBloomFilter(int64(len(parts)), 0.01, version.MustParse("mc"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hll := NewHyperLogLog()
+		sizes, cells := NewEstimatedHistogram(PartitionSizeOffsets), NewEstimatedHistogram(CellCountOffsets)
+		x := &recordingIndexer{failAt: failAt}
+		s := NewPartitionSink(PartitionSinkOptions{Data: dw, Indexer: x, Filter: filter, Cardinality: hll, PartitionSizes: sizes, CellCounts: cells})
+		var buf []byte
+		var pos int64
+		var ferr error
+		for _, p := range parts {
+			buf = append(buf, p.data...)
+			h1, h2 := dht.Murmur3Hash(p.key)
+			if p.simple {
+				ferr = s.EndSimplePartition(p.key, h1, h2, pos, int64(len(p.data)), p.cells)
+			} else {
+				ferr = s.EndPartition(p.key, h1, h2, p.entry, int64(len(p.data)), p.cells)
+			}
+			pos += int64(len(p.data))
+			if ferr == nil && len(buf) > 1<<16 {
+				buf, ferr = s.Submit(buf)
+			}
+			if ferr != nil {
+				break
+			}
+		}
+		var res *SinkResult
+		if ferr == nil {
+			res, ferr = s.Finish(buf)
+		} else {
+			s.Abort()
+		}
+		if failAt > 0 {
+			if !errors.Is(ferr, errIndexer) {
+				t.Fatalf("indexer failing at %d: %v", failAt, ferr)
+			}
+			continue
+		}
+		if ferr != nil {
+			t.Fatal(ferr)
+		}
+		if res.IndexLength != 0 || x.calls != len(parts) {
+			t.Fatalf("result %+v, %d indexer calls", res, x.calls)
+		}
+		if !bytes.Equal(x.index, want.index) {
+			t.Error("the indexer's entries differ from the reference Index.db")
+		}
+		if _, err := dw.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(filter.AppendTo(nil), want.filter) || !bytes.Equal(hll.AppendTo(nil), want.hll) ||
+			!slices.Equal(sizes.Buckets(), want.sizes) || !slices.Equal(cells.Buckets(), want.cells) || !bytes.Equal(data.Bytes(), want.data) {
+			t.Error("Data.db, filter, cardinality or histograms differ from the reference")
+		}
+	}
+}

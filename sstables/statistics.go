@@ -195,6 +195,19 @@ func javaDoubleBits(f float64) uint64 {
 	return math.Float64bits(f)
 }
 
+// scyllaNaNBits is the NaN ScyllaDB's files hold where a ratio is 0/0:
+// x86's default NaN, sign bit set.
+const scyllaNaNBits = 0xfff8000000000000
+
+// scyllaDoubleBits is the bits of f as ScyllaDB writes them, a NaN as
+// scyllaNaNBits.
+func scyllaDoubleBits(f float64) uint64 {
+	if math.IsNaN(f) {
+		return scyllaNaNBits
+	}
+	return math.Float64bits(f)
+}
+
 // statsCRC is the CRC-32 of na+'s metadata checksums.
 func statsCRC(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
 
@@ -679,7 +692,13 @@ func appendStats(dst []byte, s *Stats, v version.Version) ([]byte, error) {
 		dst = binary.BigEndian.AppendUint32(dst, uint32(s.MinTTL))
 		dst = binary.BigEndian.AppendUint32(dst, uint32(s.MaxTTL))
 	}
-	dst = binary.BigEndian.AppendUint64(dst, javaDoubleBits(s.CompressionRatio))
+	if v.Scylla() {
+		// ScyllaDB (C++) writes the double's own bits: its NaN ratio (0/0
+		// on x86) is 0xfff8000000000000, not Java's canonical NaN.
+		dst = binary.BigEndian.AppendUint64(dst, scyllaDoubleBits(s.CompressionRatio))
+	} else {
+		dst = binary.BigEndian.AppendUint64(dst, javaDoubleBits(s.CompressionRatio))
+	}
 	h := s.TombstoneDropTimes
 	if h == nil {
 		h = NewStreamingHistogram(0)

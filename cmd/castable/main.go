@@ -65,7 +65,7 @@ func run(ctx context.Context, args []string, env *cli.Env) int {
 	}
 	app := &ucli.App{
 		Name:                      "castable",
-		Usage:                     "write, read, verify and convert Cassandra and ScyllaDB SSTables of every version (la, ma … oa)",
+		Usage:                     "write, read, verify and convert Cassandra and ScyllaDB SSTables of every version (la, ma … oa; BTI da, ms, mt)",
 		Description:               appDescription,
 		Writer:                    stdout,
 		ErrWriter:                 stderr,
@@ -201,7 +201,7 @@ Example:
   castable write --schema ks.cql --format la --compression snappy --cql load.cql --out out`,
 		Flags: append(append(schemaFlags(true),
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`DIR` to write the SSTables into", Required: true},
-			&ucli.StringFlag{Name: "format", Value: cli.DefaultFormat, Usage: "SSTable `VERSION`: la (Cassandra 2.2), ma … me (3.x), na, nb (4.x; nb is also 5.0's default), oa (5.0)"},
+			&ucli.StringFlag{Name: "format", Value: cli.DefaultFormat, Usage: "SSTable `VERSION`: la (Cassandra 2.2), ma … me (3.x), na, nb (4.x; nb is also 5.0's default), oa (5.0), da (5.0 BTI), ms, mt (ScyllaDB BTI)"},
 			&ucli.StringFlag{Name: "partitioner", Usage: "the cluster's partitioner `NAME`, short or full class name: " + strings.Join(dht.Names(), ", ") + " (default Murmur3Partitioner)"},
 			&ucli.StringFlag{Name: "cql", Usage: "read CQL statements from `FILE` (- for stdin)"},
 			&ucli.StringFlag{Name: "csv", Usage: "read CSV records from `FILE` (- for stdin)"},
@@ -394,7 +394,7 @@ func convertCommand(ctx context.Context, env *cli.Env) *ucli.Command {
 		ArgsUsage: "SSTABLE...",
 		Description: `Streams each input through a reader into a writer, row by row, so memory
 stays bounded whatever the partition sizes; inputs are converted in parallel.
-Converts between any two versions (la, ma … oa: upgrade and downgrade),
+Converts between any two versions (la, ma … oa, da, ms, mt: upgrade and downgrade),
 changes the codec or the chunk length, or rewrites in the same version (the
 default without --to). Without --compression each input's compressor, its
 options and chunk length are kept; without --column-index-size-kb, the
@@ -412,7 +412,7 @@ Example:
   castable convert --compression zstd --chunk-length-kb 16 --out out data/ks/t`,
 		Flags: append(append(schemaFlags(false),
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`DIR` to write into", Required: true},
-			&ucli.StringFlag{Name: "to", Usage: "target `VERSION`: la, ma … me, na, nb, nc, oa (default: each input's own)"},
+			&ucli.StringFlag{Name: "to", Usage: "target `VERSION`: la, ma … me, na, nb, nc, oa, da, ms, mt (default: each input's own)"},
 			&ucli.BoolFlag{Name: "scylla-shadowable", Usage: "mc: encode shadowable row deletions as ScyllaDB does (flag 0x80)"},
 			&ucli.BoolFlag{Name: "shadowable-as-regular", Usage: "la: write shadowable row deletions as regular ones instead of failing"},
 			&ucli.BoolFlag{Name: "header-all-columns", Usage: "mc: list every table column in the serialization header (as ScyllaDB does)"},

@@ -26,8 +26,8 @@ type ConvertOptions struct {
 	SSTables []string
 	// Out is the directory written to (created when missing).
 	Out string
-	// To is the target version (any writable one: la, ma … oa); "" keeps
-	// each input's version (la for the read-only ka and lb).
+	// To is the target version (any writable one: la, ma … oa, da, ms,
+	// mt); "" keeps each input's version (la for the read-only ka and lb).
 	To string
 	// Compression is the target codec; "" keeps each input's.
 	Compression string

@@ -76,6 +76,9 @@ func TestLayoutGolden(t *testing.T) {
 		{"layout_la_promoted_index.txt", []string{"cassandra", "promoted_index_read"}, ""},
 		{"layout_la_promoted_index_key.txt", []string{"cassandra", "promoted_index_read"}, "00000000"},
 		{"layout_mc_byteordered.txt", []string{"cassandra-legacy", "mc", "legacy_mc_simple"}, ""},
+		{"layout_da_clust.txt", []string{"cassandra-legacy", "da", "legacy_da_clust"}, ""},
+		{"layout_da_clust_key.txt", []string{"cassandra-legacy", "da", "legacy_da_clust"}, "2"},
+		{"layout_ms_large_partition_key.txt", []string{"scylla-bti", "large_partition", "ms-3-big-Data.db"}, "v1"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var out bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/castable-db/castable/dht"
@@ -15,6 +16,7 @@ import (
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
 	"github.com/castable-db/castable/sstables/big"
+	"github.com/castable-db/castable/sstables/bti"
 	"github.com/castable-db/castable/sstables/la"
 )
 
@@ -31,8 +33,12 @@ type LayoutOptions struct {
 
 // Layout prints the physical layout of an SSTable: the Data.db chunk table
 // (file offset, stored size, uncompressed range, ratio, checksum), the
-// partitions with their Data.db offsets and sizes and Index.db offsets, and
-// with a key, that partition's promoted index blocks. The output depends on
+// partitions with their Data.db offsets and sizes and Index.db offsets (BTI:
+// Rows.db offsets), and with a key, that partition's promoted index (BTI:
+// row index) blocks. For BTI it then describes the tries: the nodes of
+// Partitions.db and Rows.db by type and the 4 KiB pages they take, and with
+// a key the Partitions.db nodes its lookup passes and the nodes of its
+// row-index trie with their pages. The output depends on
 // the files only (no paths, times or sizes of the machine), so it is
 // stable enough for golden tests.
 func Layout(env *Env, opts LayoutOptions) error {
@@ -63,6 +69,11 @@ func Layout(env *Env, opts LayoutOptions) error {
 	}
 	if err := writePartitions(w, r, table, key, opts.Key); err != nil {
 		return err
+	}
+	if br, ok := r.(*bti.Reader); ok {
+		if err := writeTries(w, br, key); err != nil {
+			return err
+		}
 	}
 	return w.Flush()
 }
@@ -127,13 +138,17 @@ func writeChunkTable(w io.Writer, desc sstables.Descriptor) error {
 	return nil
 }
 
-// layoutEntry is one Index.db entry in version-neutral form.
+// layoutEntry is one Index.db entry in version-neutral form (BTI: the
+// partition's Rows.db entry, or its Partitions.db key when it has none).
 type layoutEntry struct {
-	indexOffset int64
-	key         []byte
-	position    int64
-	deletion    mutation.DeletionTime
-	blocks      []layoutBlock
+	// indexOffset is the entry's offset in indexComponent ("Index.db" when
+	// empty); -1 for a BTI partition without a Rows.db entry.
+	indexOffset    int64
+	indexComponent string
+	key            []byte
+	position       int64
+	deletion       mutation.DeletionTime
+	blocks         []layoutBlock
 }
 
 type layoutBlock struct {
@@ -142,7 +157,7 @@ type layoutBlock struct {
 	openMarker    string
 }
 
-// indexEntries walks Index.db of an mc or la reader.
+// indexEntries walks the partition index of a big, la or BTI reader.
 func indexEntries(r sstables.Reader, t *schema.Table, fn func(e *layoutEntry) error) error {
 	var e layoutEntry
 	switch r := r.(type) {
@@ -156,6 +171,21 @@ func indexEntries(r sstables.Reader, t *schema.Table, fn func(e *layoutEntry) er
 						first: formatBound(t, b.FirstKind, b.First), last: formatBound(t, b.LastKind, b.Last), openMarker: "-"}
 					if b.OpenMarker != nil {
 						lb.openMarker = formatDeletion(*b.OpenMarker)
+					}
+					e.blocks = append(e.blocks, lb)
+				}
+			}
+			return fn(&e)
+		})
+	case *bti.Reader:
+		return r.Index(func(ie *bti.IndexEntry) error {
+			e = layoutEntry{indexOffset: -1, indexComponent: "Rows.db", key: ie.Key, position: ie.Position, deletion: mutation.Live, blocks: e.blocks[:0]}
+			if re := ie.RowIndex; re != nil {
+				e.indexOffset, e.deletion = re.Pos, re.Deletion
+				for _, b := range ie.Blocks {
+					lb := layoutBlock{offset: b.Offset, width: b.Width, first: separatorText(b.Separator), openMarker: "-"}
+					if !b.Open.IsLive() {
+						lb.openMarker = formatDeletion(b.Open)
 					}
 					e.blocks = append(e.blocks, lb)
 				}
@@ -199,7 +229,7 @@ func writePartitions(w io.Writer, r sstables.Reader, t *schema.Table, key []byte
 		if n == 0 {
 			fmt.Fprintf(w, "%9s %12s %10s %12s %7s  %s\n", "partition", "data offset", "size", "index offset", "blocks", "key (token)")
 		}
-		fmt.Fprintf(w, "%9d %12d %10s %12d %7d  %s (%s)\n", n, e.position, sizeText(e.position, end), e.indexOffset, len(e.blocks),
+		fmt.Fprintf(w, "%9d %12d %10s %12s %7d  %s (%s)\n", n, e.position, sizeText(e.position, end), indexOffsetText(e), len(e.blocks),
 			mutation.FormatKey(t, e.key), tokenText(r.Partitioner(), e.key))
 		n++
 	}
@@ -228,6 +258,22 @@ func writePartitions(w io.Writer, r sstables.Reader, t *schema.Table, key []byte
 	return nil
 }
 
+// separatorText renders a row-index separator (hex; block 0's is empty).
+func separatorText(sep []byte) string {
+	if len(sep) == 0 {
+		return "(empty)"
+	}
+	return shorten(hex.EncodeToString(sep))
+}
+
+// indexOffsetText is the entry's index offset, "-" for none.
+func indexOffsetText(e *layoutEntry) string {
+	if e.indexOffset < 0 {
+		return "-"
+	}
+	return fmt.Sprint(e.indexOffset)
+}
+
 func sizeText(start, end int64) string {
 	if end < 0 {
 		return "?"
@@ -242,13 +288,31 @@ func tokenText(p dht.Partitioner, key []byte) string { return p.String(p.Token(k
 // blocks.
 func writePromoted(w io.Writer, t *schema.Table, part dht.Partitioner, e *layoutEntry, end int64) {
 	fmt.Fprintf(w, "Partition %s (token %s)\n", mutation.FormatKey(t, e.key), tokenText(part, e.key))
-	fmt.Fprintf(w, "  Data.db offset %d, size %s; Index.db offset %d\n", e.position, sizeText(e.position, end), e.indexOffset)
+	comp := e.indexComponent
+	if comp == "" {
+		comp = "Index.db"
+	}
+	fmt.Fprintf(w, "  Data.db offset %d, size %s; %s offset %s\n", e.position, sizeText(e.position, end), comp, indexOffsetText(e))
 	fmt.Fprintf(w, "  partition deletion: %s\n", formatDeletion(e.deletion))
+	index := "promoted index"
+	if e.indexComponent == "Rows.db" {
+		index = "row index"
+	}
 	if len(e.blocks) == 0 {
-		fmt.Fprintf(w, "  no promoted index (the partition fits one index block)\n")
+		fmt.Fprintf(w, "  no %s (the partition fits one index block)\n", index)
 		return
 	}
-	fmt.Fprintf(w, "  promoted index: %d blocks\n", len(e.blocks))
+	fmt.Fprintf(w, "  %s: %d blocks\n", index, len(e.blocks))
+	if e.indexComponent == "Rows.db" {
+		// The trie stores a separator per block (byte-comparable, hex): at
+		// or before the block's first clustering, after the previous
+		// block's last.
+		fmt.Fprintf(w, "%7s %10s %10s  %s\n", "block", "offset", "width", "separator [open marker]")
+		for i, b := range e.blocks {
+			fmt.Fprintf(w, "%7d %10d %10d  %s [%s]\n", i, b.offset, b.width, b.first, b.openMarker)
+		}
+		return
+	}
 	fmt.Fprintf(w, "%7s %10s %10s  %s\n", "block", "offset", "width", "first .. last [open marker]")
 	for i, b := range e.blocks {
 		fmt.Fprintf(w, "%7d %10d %10d  %s .. %s [%s]\n", i, b.offset, b.width, b.first, b.last, b.openMarker)
@@ -281,4 +345,108 @@ func formatDeletion(d mutation.DeletionTime) string {
 		return "live"
 	}
 	return fmt.Sprintf("deleted at %d (local %d)", d.MarkedForDeleteAt, d.LocalDeletionTime)
+}
+
+// writeTries prints the BTI tries: Partitions.db's and the row indexes'
+// nodes by type and the pages they take; with a key, the Partitions.db
+// nodes its lookup passes and the nodes of its row index.
+func writeTries(w io.Writer, r *bti.Reader, key []byte) error {
+	pSize, rSize, err := r.IndexSizes()
+	if err != nil {
+		return err
+	}
+	pt, err := r.PartitionsTrie()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nPartitions.db: %d bytes, trie of %d nodes (%d keys) on %d pages, root at %d (page %d)\n",
+		pSize, pt.Nodes, pt.Payloads, pt.Pages, pt.Root, pt.Root/4096)
+	fmt.Fprintf(w, "  node types: %s\n", typeCounts(pt.Types))
+	var entries []*bti.RowIndexEntry
+	var match *bti.RowIndexEntry
+	err = r.Index(func(e *bti.IndexEntry) error {
+		if e.RowIndex != nil {
+			re := *e.RowIndex
+			re.Key = bytes.Clone(re.Key)
+			entries = append(entries, &re)
+			if key != nil && bytes.Equal(e.Key, key) {
+				match = &re
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	rowTypes := map[string]int{}
+	nodes, pages := 0, 0
+	lastPage := int64(-1)
+	for _, e := range entries {
+		rt, err := r.RowTrie(e)
+		if err != nil {
+			return err
+		}
+		nodes += rt.Nodes
+		for p := max(rt.Low/4096, lastPage+1); p <= (rt.High-1)/4096; p++ {
+			pages++ // the pages the tries span, each once (they follow each other)
+			lastPage = p
+		}
+		for t, c := range rt.Types {
+			rowTypes[t] += c
+		}
+	}
+	fmt.Fprintf(w, "Rows.db: %d bytes, %d row indexes of %d nodes in all, spanning %d pages\n", rSize, len(entries), nodes, pages)
+	if len(entries) > 0 {
+		fmt.Fprintf(w, "  node types: %s\n", typeCounts(rowTypes))
+	}
+	if key == nil {
+		return nil
+	}
+	path, err := r.PartitionPath(key)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nPartitions.db lookup path (%d nodes):\n", len(path))
+	writeNodes(w, path)
+	if match != nil {
+		rt, err := r.RowTrie(match)
+		if err != nil {
+			return err
+		}
+		ns, err := r.RowTrieNodes(match)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "Rows.db trie of the partition: %d nodes on %d pages, root at %d, entry at %d+%d\n", rt.Nodes, rt.Pages, rt.Root, match.Pos, match.End-match.Pos)
+		writeNodes(w, ns)
+	}
+	return nil
+}
+
+func writeNodes(w io.Writer, ns []bti.NodeLayout) {
+	fmt.Fprintf(w, "%12s %6s  %-20s %8s %7s\n", "offset", "page", "type", "children", "payload")
+	for _, n := range ns {
+		pl := "-"
+		if n.Payload {
+			pl = "yes"
+		}
+		fmt.Fprintf(w, "%12d %6d  %-20s %8d %7s\n", n.Pos, n.Pos/4096, n.Type, n.Children, pl)
+	}
+}
+
+// typeCounts renders node counts by type in a stable order.
+func typeCounts(m map[string]int) string {
+	names := make([]string, 0, len(m))
+	for t := range m {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for i, t := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d", t, m[t])
+	}
+	return b.String()
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -98,8 +99,30 @@ type CompressionMetadata struct {
 	DataLength   int64 `json:"data_length"`
 	DataFileSize int64 `json:"data_file_size"`
 	// Ratio is DataFileSize / DataLength as written (Statistics.db's
-	// compression ratio; -1 when uncompressed).
-	Ratio float64 `json:"compression_ratio"`
+	// compression ratio; -1 when uncompressed; NaN in ScyllaDB's ms and mt
+	// files of one chunk, null in JSON).
+	Ratio JSONFloat `json:"compression_ratio"`
+}
+
+// JSONFloat is a float64 that marshals NaN and the infinities, which JSON
+// cannot hold, as null.
+type JSONFloat float64
+
+// MarshalJSON implements json.Marshaler.
+func (f JSONFloat) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(f))
+}
+
+// UnmarshalJSON implements json.Unmarshaler (null is NaN).
+func (f *JSONFloat) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = JSONFloat(math.NaN())
+		return nil
+	}
+	return json.Unmarshal(b, (*float64)(f))
 }
 
 // ClusteringSlice is the covered clustering slice (improved min/max).
@@ -229,7 +252,7 @@ func fillStatistics(md *SSTableMetadata, st *sstables.Statistics, v version.Vers
 		md.ReplayPosition = &rp
 		md.Ancestors = st.Ancestors
 	}
-	md.Compression.Ratio = s.CompressionRatio
+	md.Compression.Ratio = JSONFloat(s.CompressionRatio)
 	md.Level, md.RepairedAt = s.Level, s.RepairedAt
 	if len(s.OriginatingHostID) == 16 {
 		md.OriginatingHostID = formatUUID(s.OriginatingHostID)

@@ -52,7 +52,7 @@ func (md *SSTableMetadata) WriteText(w io.Writer) error {
 		p("Compressor: none (checksums in CRC.db: %d chunks of %d bytes)", c.Chunks, c.ChunkLength)
 	}
 	p("Data.db: %d bytes uncompressed, %d bytes on disk (%.3f)", c.DataLength, c.DataFileSize, ratio(c.DataFileSize, c.DataLength))
-	p("Compression ratio: %v", c.Ratio)
+	p("Compression ratio: %v", float64(c.Ratio))
 	p("Estimated droppable tombstones: %v", md.EstimatedDroppableTombstones)
 	p("SSTable Level: %d", md.Level)
 	p("Repaired at: %d", md.RepairedAt)

@@ -39,8 +39,8 @@ type WriteOptions struct {
 	CSVOptions CSVOptions
 
 	// Format is the SSTable version written (any writable one: la, ma …
-	// oa); "" means DefaultFormat (nb, what Cassandra 4.x and 5.0 write by
-	// default).
+	// oa, da, ms, mt); "" means DefaultFormat (nb, what Cassandra 4.x and
+	// 5.0 write by default).
 	Format string
 	// Partitioner is the partitioner's class name, full or short
 	// ("ByteOrdered"); "" means Murmur3Partitioner.

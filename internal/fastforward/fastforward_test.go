@@ -11,8 +11,10 @@ import (
 
 	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/bti"
 	"github.com/castable-db/castable/sstables/la"
 	"github.com/castable-db/castable/sstables/mc"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 func TestSummarize(t *testing.T) {
@@ -46,7 +48,7 @@ func TestPopulateAndRead(t *testing.T) {
 	opts := Options{
 		Populate: true, Rows: rows, ValueSize: 50, FlushThreshold: 256 << 10, Jobs: 2,
 		Datasets: []string{"small-part", "large-part-ds1", "sb-small-part", "sb-large-part-ds1"},
-		Formats:  []sstables.Format{mc.Format, la.Format{}},
+		Formats:  []sstables.Format{mc.Format, la.Format{}, bti.Format(version.MustParse("da"))},
 		Codecs:   []compress.Codec{compress.LZ4, compress.None},
 		DataDir:  dir, JSONOutput: filepath.Join(dir, "populate.json"),
 	}
@@ -54,8 +56,8 @@ func TestPopulateAndRead(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	if len(res.Results) != 16 {
-		t.Fatalf("%d population results, want 16", len(res.Results))
+	if want := len(opts.Datasets) * len(opts.Formats) * len(opts.Codecs); len(res.Results) != want {
+		t.Fatalf("%d population results, want %d", len(res.Results), want)
 	}
 	for key, r := range res.Results {
 		if r.Iterations < 2 || r.FragsPerS <= 0 || r.Min > r.FragsPerS || r.Max < r.FragsPerS {
@@ -117,8 +119,8 @@ func TestPopulateAndRead(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	// 4 datasets × 2 formats × 2 codecs, 17 skip cases + 8 slicing cases each.
-	if want := 4 * 2 * 2 * 25; len(res.Results) != want {
+	// 4 datasets × 3 formats × 2 codecs, 17 skip cases + 8 slicing cases each.
+	if want := len(opts.Datasets) * len(opts.Formats) * len(opts.Codecs) * 25; len(res.Results) != want {
 		t.Fatalf("%d read results, want %d\n%s", len(res.Results), want, out.String())
 	}
 	for key, r := range res.Results {

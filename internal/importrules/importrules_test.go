@@ -29,21 +29,22 @@ var allowed = map[string][]string{
 	"memtable":          {"schema", "mutation", "dht", "internal/prefetch"},
 	"sstables/version":  {},
 	"sstables":          {"compress", "checksummer", "schema", "mutation", "dht", "internal/prefetch", "internal/vint", "sstables/version"},
-	"sstables/big":      {"sstables", "sstables/version", "sstables/internal/rows", "compress", "checksummer", "schema", "mutation", "dht", "internal/vint"},
+	"sstables/big":      {"sstables", "sstables/version", "sstables/internal/rows", "sstables/internal/sorted", "compress", "checksummer", "schema", "mutation", "dht", "internal/vint"},
 	"sstables/la":       {"sstables", "sstables/version", "compress", "checksummer", "schema", "mutation", "dht"},
 	"sstables/mc":       {"sstables", "sstables/version", "sstables/big", "schema"}, // a thin face over big
-	"sstables/formats":  {"sstables/big", "sstables/la"},
+	"sstables/formats":  {"sstables/big", "sstables/bti", "sstables/la"},
 	"flush":             {"memtable", "sstables", "sstables/version", "compress", "checksummer", "schema", "mutation", "dht"},
 	"bulk":              {"flush", "memtable", "sstables", "cql", "jsondump", "compress", "schema", "mutation", "dht"}, // like flush: no version package
 	"internal/faultfs":  {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
 	"internal/memfs":    {"sstables"},
 	"internal/prefetch": {},
 
-	"internal/bytecomparable": {},
-	"internal/vint":           {},
-	"sstables/internal/trie":  {},
-	"sstables/internal/rows":  {"sstables", "sstables/version", "schema", "mutation", "dht", "internal/vint"}, // the 3.x+ row format, shared by big and bti
-	"sstables/bti":            {"schema", "mutation", "dht", "sstables", "sstables/version", "sstables/internal/trie", "internal/bytecomparable", "internal/vint"},
+	"internal/bytecomparable":  {},
+	"internal/vint":            {},
+	"sstables/internal/trie":   {},
+	"sstables/internal/rows":   {"sstables", "sstables/version", "schema", "mutation", "dht", "internal/vint"},                      // the 3.x+ row format, shared by big and bti
+	"sstables/internal/sorted": {"sstables", "sstables/version", "sstables/internal/rows", "compress", "schema", "mutation", "dht"}, // the writer state machine and whole-file reader big and bti share
+	"sstables/bti":             {"schema", "mutation", "dht", "sstables", "sstables/version", "sstables/internal/trie", "sstables/internal/rows", "sstables/internal/sorted", "internal/bytecomparable", "internal/vint"},
 }
 
 type pkg struct {

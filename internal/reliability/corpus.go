@@ -101,8 +101,21 @@ var laTables = map[string]string{
 // LoadCorpus loads every SSTable below root/cassandra and root/mc-write
 // (root is the shared test data folder), ordered by name.
 func LoadCorpus(root string) ([]*SSTable, error) {
+	return LoadCorpusDirs(root, "cassandra", "mc-write")
+}
+
+// LoadBTICorpus loads the trie-indexed SSTables of root (Cassandra's da in
+// cassandra-legacy/da, ScyllaDB's ms and mt in scylla-bti), ordered by
+// name.
+func LoadBTICorpus(root string) ([]*SSTable, error) {
+	return LoadCorpusDirs(root, "cassandra-legacy/da", "scylla-bti")
+}
+
+// LoadCorpusDirs loads every SSTable below the folders tops of root,
+// ordered by name.
+func LoadCorpusDirs(root string, tops ...string) ([]*SSTable, error) {
 	var out []*SSTable
-	for _, top := range []string{"cassandra", "mc-write"} {
+	for _, top := range tops {
 		err := filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err

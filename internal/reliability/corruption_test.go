@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/castable-db/castable/internal/testdata"
+	"github.com/castable-db/castable/sstables"
 )
 
 var (
@@ -102,5 +103,49 @@ func reportFailures(t *testing.T, tally *Tally) {
 	}
 	for _, k := range order {
 		t.Logf("%d× %s %s %s: %s", seen[k], k.group, k.comp, k.kind, k.problem)
+	}
+}
+
+// TestCorruptionSweepBTI sweeps the trie-indexed SSTables (Cassandra's da,
+// ScyllaDB's ms and mt) as TestCorruptionSweep does the others: every
+// component, Partitions.db and Rows.db (tries without checksums) included,
+// must end in a CorruptionError naming file and component, or, for a flip
+// nothing cross-checks, in no error; never a panic, a hang or another
+// error.
+func TestCorruptionSweepBTI(t *testing.T) {
+	corpus, err := LoadBTICorpus(testdata.Dir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(corpus) < 8 {
+		t.Fatalf("only %d BTI SSTables found", len(corpus))
+	}
+	cliEvery := 8
+	if testing.Short() {
+		cliEvery = 0
+	}
+	opts := CorpusOptions{
+		SweepOptions: SweepOptions{Plan: QuickPlan, CLIEvery: cliEvery, TempDir: t.TempDir(), Workers: 2},
+		GetKeys:      16,
+		Progress:     t.Logf,
+	}
+	tally, err := SweepCorpus(context.Background(), corpus, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reportFailures(t, tally)
+	total := tally.Total()
+	tr, fl := total.Tried()
+	t.Logf("%d SSTables: %d truncations (%d caught), %d flips (%d caught, %d undetectable by format), %d through the CLI",
+		len(total.Files), tr, total.Truncations[Caught], fl, total.Flips[Caught],
+		total.Flips[Undetectable]+total.Flips[UndetectableChanged], total.CLIRuns)
+	for _, c := range []sstables.Component{sstables.ComponentPartitions, sstables.ComponentRows} {
+		cell := tally.Component(c)
+		tr, fl := cell.Tried()
+		t.Logf("%s: %d truncations (%d caught), %d flips (%d caught, %d undetectable) in %d files", c, tr, cell.Truncations[Caught], fl, cell.Flips[Caught],
+			cell.Flips[Undetectable]+cell.Flips[UndetectableChanged], len(cell.Files))
+		if cell.Truncations[Caught] == 0 {
+			t.Errorf("no truncation of %s swept and caught", c)
+		}
 	}
 }

@@ -105,6 +105,26 @@ func (t *Tally) Failures() []*Outcome {
 	return slices.Clone(t.failed)
 }
 
+// Component returns the sum over every group of component c's cells.
+func (t *Tally) Component(c sstables.Component) Counts {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sum := Counts{Files: map[string]bool{}}
+	for _, comps := range t.cells {
+		if x, ok := comps[c]; ok {
+			for f := range x.Files {
+				sum.Files[f] = true
+			}
+			for v := range x.Truncations {
+				sum.Truncations[v] += x.Truncations[v]
+				sum.Flips[v] += x.Flips[v]
+			}
+			sum.CaughtTotal += x.CaughtTotal
+		}
+	}
+	return sum
+}
+
 // Total returns the sum over every cell.
 func (t *Tally) Total() Counts {
 	t.mu.Lock()
@@ -133,8 +153,8 @@ func (t *Tally) Total() Counts {
 var componentOrder = []sstables.Component{
 	sstables.ComponentData, sstables.ComponentCompressionInfo, sstables.ComponentCRC,
 	sstables.ComponentDigestCRC32, sstables.ComponentDigestAdler32, sstables.ComponentDigestSHA1,
-	sstables.ComponentIndex, sstables.ComponentSummary, sstables.ComponentFilter,
-	sstables.ComponentStatistics, sstables.ComponentTOC,
+	sstables.ComponentIndex, sstables.ComponentSummary, sstables.ComponentPartitions, sstables.ComponentRows,
+	sstables.ComponentFilter, sstables.ComponentStatistics, sstables.ComponentTOC,
 }
 
 // WriteMarkdown writes one Markdown table per group.

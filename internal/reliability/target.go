@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/sstables"
 	"github.com/castable-db/castable/sstables/big"
+	"github.com/castable-db/castable/sstables/bti"
 )
 
 // DefaultGetKeys is the number of keys looked up per case by default:
@@ -138,6 +140,8 @@ func (t *Target) findBoundaries(fsys sstables.FS) error {
 
 	var ib []int
 	switch {
+	case t.Desc.Version.Tries():
+		return t.trieBoundaries(fsys)
 	case t.Desc.Version.LegacyCells():
 		ib = laIndexBoundaries(t.Files[sstables.ComponentIndex])
 	default:
@@ -206,4 +210,34 @@ func toleratedTruncations(s *SSTable) map[sstables.Component]map[int]bool {
 // cliDir returns the folder name of the SSTable for a per-worker disk copy.
 func cliDir(base string, worker int) string {
 	return filepath.Join(base, fmt.Sprintf("w%d", worker))
+}
+
+// trieBoundaries records, for a BTI SSTable, the Partitions.db root and
+// the Rows.db entries and their trie roots.
+func (t *Target) trieBoundaries(fsys sstables.FS) error {
+	t.Boundaries[sstables.ComponentStatistics] = statisticsBoundaries(t.Files[sstables.ComponentStatistics])
+	t.Boundaries[sstables.ComponentFilter] = []int{0, 4, 8}
+	r, err := bti.Open(t.memDesc(), t.Table, sstables.ReaderOptions{FS: fsys})
+	if err != nil {
+		return fmt.Errorf("%s: %w", t.Name, err)
+	}
+	defer r.Close()
+	pt, err := r.PartitionsTrie()
+	if err != nil {
+		return fmt.Errorf("%s: reading Partitions.db: %w", t.Name, err)
+	}
+	t.Boundaries[sstables.ComponentPartitions] = []int{int(pt.Root), len(t.Files[sstables.ComponentPartitions]) - 8}
+	var rb []int
+	err = r.Index(func(e *bti.IndexEntry) error {
+		if re := e.RowIndex; re != nil {
+			rb = append(rb, int(re.Pos), int(re.Root))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: reading Rows.db: %w", t.Name, err)
+	}
+	slices.Sort(rb)
+	t.Boundaries[sstables.ComponentRows] = rb
+	return nil
 }

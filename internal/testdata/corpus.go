@@ -55,8 +55,9 @@ var (
 		"ka": true, "la": true, "lb": true,
 		"ma": true, "mb": true, "mc": true, "md": true, "me": true,
 		"na": true, "nb": true, "nc": true, "oa": true,
+		"da": true, "ms": true, "mt": true,
 	}
-	readKinds        = map[string]bool{"big": true}
+	readKinds        = map[string]bool{"big": true, "bti": true}
 	readPartitioners = map[string]bool{Murmur3: true, "org.apache.cassandra.dht.ByteOrderedPartitioner": true}
 )
 

@@ -6,27 +6,15 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
-	"github.com/castable-db/castable/sstables/internal/rows"
+	"github.com/castable-db/castable/sstables/internal/sorted"
 )
 
 // PartitionLayout says where one partition lies in Data.db and Index.db.
 type PartitionLayout struct {
-	// Key is the serialized partition key; Token its token.
-	Key   []byte
-	Token dht.Token
-	// Offset and Size locate the partition in the uncompressed Data.db
-	// (Size includes the end-of-partition byte); HeaderSize is the key,
-	// the deletion and the static row.
-	Offset, Size, HeaderSize int64
-	Deletion                 mutation.DeletionTime
-	// Static is the static row (nil when the header has no static column).
-	Static *UnfilteredLayout
-	// Unfiltereds are the rows and markers in file order.
-	Unfiltereds []UnfilteredLayout
+	sorted.DataLayout
 	// IndexOffset and IndexSize locate the Index.db entry.
 	IndexOffset, IndexSize int64
 	// Blocks is the promoted index (nil when the entry has none).
@@ -34,19 +22,7 @@ type PartitionLayout struct {
 }
 
 // UnfilteredLayout says where a row or marker lies.
-type UnfilteredLayout struct {
-	// Marker tells a range tombstone marker from a row; Static marks the
-	// static row.
-	Marker, Static bool
-	// Kind is the clustering prefix kind (ClusteringKind for rows).
-	Kind mutation.BoundKind
-	// Offset and Size locate it in the uncompressed Data.db.
-	Offset, Size int64
-	// PrevSize is its stored previous-unfiltered size.
-	PrevSize uint64
-	// Clustering is a copy of its clustering (prefix).
-	Clustering mutation.Clustering
-}
+type UnfilteredLayout = sorted.UnfilteredLayout
 
 // Layout calls fn for every partition with its layout, reading Data.db and
 // Index.db side by side. The layout passed to fn is valid during the call
@@ -57,60 +33,21 @@ func (r *Reader) Layout(fn func(*PartitionLayout) error) error {
 		return err
 	}
 	defer closer.Close()
-	sc := r.scanFrom(0)
-	dec := sc.Decoder()
 	var pl PartitionLayout
-	var static UnfilteredLayout
-	for {
-		p, err := sc.NextPartition()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return r.s.WalkData(func(dl *sorted.DataLayout) error {
 		e, err := it.next()
 		if err != nil {
 			if err == io.EOF {
-				return sstables.Corruptf(r.desc.Path(sstables.ComponentIndex), string(sstables.ComponentIndex), -1, "no entry for the partition at Data.db offset %d", sc.Position())
+				return sstables.Corruptf(r.desc.Path(sstables.ComponentIndex), string(sstables.ComponentIndex), -1, "no entry for the partition at Data.db offset %d", dl.Offset)
 			}
 			return err
 		}
-		pl = PartitionLayout{
-			Key: p.Key, Token: p.Token, Offset: sc.Position(), Deletion: p.Deletion,
-			IndexOffset: e.Offset, IndexSize: it.st.Pos() - e.Offset, Unfiltereds: pl.Unfiltereds[:0],
-		}
+		pl = PartitionLayout{DataLayout: *dl, IndexOffset: e.Offset, IndexSize: it.st.Pos() - e.Offset}
 		if e.Promoted != nil {
 			pl.Blocks = e.Promoted.Blocks
 		}
-		if len(r.static) > 0 {
-			static = UnfilteredLayout{Static: true, Kind: mutation.StaticClustering}
-			static.Offset, static.Size, static.PrevSize = dec.StaticSpan()
-			pl.Static = &static
-		}
-		pl.HeaderSize = sc.Pos() - pl.Offset
-		for {
-			row, m, err := sc.Next()
-			if err != nil {
-				return err
-			}
-			if row == nil && m == nil {
-				break
-			}
-			u := UnfilteredLayout{Kind: mutation.ClusteringKind}
-			u.Offset, u.Size, u.PrevSize = dec.LastSpan()
-			if m != nil {
-				u.Marker, u.Kind, u.Clustering = true, m.Kind, rows.CloneClustering(m.Clustering)
-			} else {
-				u.Clustering = rows.CloneClustering(row.Clustering)
-			}
-			pl.Unfiltereds = append(pl.Unfiltereds, u)
-		}
-		pl.Size = sc.Pos() - pl.Offset
-		if err := fn(&pl); err != nil {
-			return err
-		}
-	}
+		return fn(&pl)
+	})
 }
 
 // WriteLayout writes a text description of the SSTable's layout to w: per

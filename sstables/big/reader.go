@@ -1,11 +1,8 @@
 package big
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"sync"
 
 	"github.com/castable-db/castable/dht"
@@ -13,34 +10,31 @@ import (
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
 	"github.com/castable-db/castable/sstables/internal/rows"
+	"github.com/castable-db/castable/sstables/internal/sorted"
 	"github.com/castable-db/castable/sstables/version"
 )
 
-// Reader reads one mc, md or me SSTable. It implements sstables.Reader.
+// Reader reads one BIG SSTable of any version ma … oa. It implements
+// sstables.Reader; the whole-file part (TOC.txt, Statistics.db, Data.db,
+// scans and lookups) is the one every format shares
+// (sstables/internal/sorted), this package adds Index.db and Summary.db.
 // Scanners and Get may be used concurrently; each Scanner is not safe for
 // concurrent use.
 type Reader struct {
-	desc    sstables.Descriptor
-	fsys    sstables.FS
-	table   *schema.Table
-	part    dht.Partitioner
-	stats   *sstables.Statistics
-	static  []*schema.Column
-	regular []*schema.Column
-	data    *sstables.DataReader
-	toc     *sstables.TOC // nil when the SSTable has no TOC.txt
-	lookup  sstables.KeyLookup
+	s     *sorted.Reader
+	desc  sstables.Descriptor
+	fsys  sstables.FS
+	table *schema.Table
+	part  dht.Partitioner
+	stats *sstables.Statistics
+	data  *sstables.DataReader
+
+	lookup sstables.KeyLookup
 	// indexFile is Index.db, opened by the first lookup and kept.
 	indexOnce sync.Once
 	indexFile sstables.File
 	indexSize int64
 	indexErr  error
-	// lookupStreams recycles the Data.db streams of Lookup.
-	lookupStreams sync.Pool
-	// maxValue is sstables.ReaderOptions.MaxValueSize, defaulted.
-	maxValue int64
-	// readAhead is sstables.ReaderOptions.ReadAhead.
-	readAhead int
 }
 
 // isBigVersion reports whether v is one of this package's versions.
@@ -59,77 +53,34 @@ func open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if !isBigVersion(desc.Version) {
 		return nil, fmt.Errorf("sstables: the BIG format does not read version %s", desc.Version)
 	}
-	fsys := opts.FS
-	if fsys == nil {
-		fsys = sstables.OSFS
-	}
-	r := &Reader{desc: desc, fsys: fsys, maxValue: opts.EffectiveMaxValueSize(), readAhead: opts.ReadAhead}
-	toc, err := sstables.ReadTOC(fsys, desc)
-	switch {
-	case err == nil:
-		r.toc = toc
-	case errors.Is(err, fs.ErrNotExist):
-		// Some test corpora ship without TOC.txt; probe the files.
-	default:
-		return nil, err
-	}
-	statsPath := desc.Path(sstables.ComponentStatistics)
-	b, err := readComponent(fsys, statsPath, sstables.ComponentStatistics, sstables.MaxStatisticsSize)
-	if err != nil {
-		return nil, err
-	}
-	if r.stats, err = sstables.DecodeStatistics(b, desc.Version, statsPath); err != nil {
-		return nil, err
-	}
-	if r.part, err = sstables.FilePartitioner(r.stats.Partitioner, statsPath); err != nil {
-		return nil, err
-	}
-	h := r.stats.Header
-	if table == nil {
-		if table, err = rows.TableFromHeader(h); err != nil {
-			return nil, &sstables.CorruptionError{Path: statsPath, Component: string(sstables.ComponentStatistics), Offset: -1, Reason: "serialization header does not describe a valid table", Err: err}
-		}
-	} else if err := rows.CheckTableMatchesHeader(table, h); err != nil {
-		return nil, fmt.Errorf("%s: %w", statsPath, err)
-	}
-	r.table = sstables.WithPartitioner(table, r.part)
-	if r.static, err = rows.HeaderColumns(table, h.Static, schema.Static); err != nil {
-		return nil, fmt.Errorf("%s: %w", statsPath, err)
-	}
-	if r.regular, err = rows.HeaderColumns(table, h.Regular, schema.Regular); err != nil {
-		return nil, fmt.Errorf("%s: %w", statsPath, err)
-	}
-	chance := opts.CRCCheckChance
-	if chance == 0 {
-		chance = table.Options.CRCCheckChance
-	}
-	r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance})
+	r := &Reader{}
+	_, err := sorted.Open(desc, table, opts, func(s *sorted.Reader) (sorted.Index, error) {
+		r.s, r.desc, r.fsys, r.table, r.part, r.stats, r.data = s, s.Descriptor(), s.FS(), s.Table(), s.Partitioner(), s.Statistics(), s.Data()
+		return readerIndex{r}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-// readComponent reads a whole small component, refusing one larger than
-// limit.
-func readComponent(fsys sstables.FS, path string, c sstables.Component, limit int64) ([]byte, error) {
-	f, err := fsys.Open(path)
-	if err != nil {
-		return nil, err
+// readerIndex is the Reader's index layout for the shared reader.
+type readerIndex struct{ *Reader }
+
+// Locate implements sorted.Index.
+func (x readerIndex) Locate(key []byte) (int64, sorted.Location, error) {
+	pos, entry, err := x.locate(key)
+	return pos, sorted.Location{Path: x.desc.Path(sstables.ComponentIndex), Component: string(sstables.ComponentIndex), Offset: entry}, err
+}
+
+// Close implements sorted.Index: it closes Index.db.
+func (x readerIndex) Close() error {
+	if x.indexFile == nil {
+		return nil
 	}
-	defer f.Close()
-	size, err := f.Size()
-	if err != nil {
-		return nil, err
-	}
-	if size > limit {
-		return nil, sstables.Corruptf(path, string(c), -1, "file of %d bytes is larger than the %d accepted", size, limit)
-	}
-	b := make([]byte, size)
-	if n, err := f.ReadAt(b, 0); n != len(b) {
-		return nil, &sstables.CorruptionError{Path: path, Component: string(c), Offset: int64(n), Reason: "short read", Err: err}
-	}
-	return b, nil
+	err := x.indexFile.Close()
+	x.indexFile = nil
+	return err
 }
 
 // Descriptor implements sstables.Reader.
@@ -151,26 +102,25 @@ func (r *Reader) Header() *Header { return r.stats.Header }
 // DataLength returns the uncompressed length of Data.db.
 func (r *Reader) DataLength() int64 { return r.data.Length() }
 
-func (r *Reader) newDecoder() *rows.Decoder {
-	return rows.NewDecoder(r.desc.Version, r.stats.Header, r.static, r.regular, len(r.table.Static), len(r.table.Regular), r.maxValue)
-}
-
-// newScanner returns a scanner of Data.db from offset start.
-func (r *Reader) newScanner(src io.Reader, start int64, closer io.Closer) *rows.Scanner {
-	return rows.NewScanner(r.newDecoder(), r.desc.Path(sstables.ComponentData), r.part, src, start, r.data.Length(), closer)
-}
-
 // Scan implements sstables.Reader.
-func (r *Reader) Scan() (sstables.Scanner, error) {
-	stream := r.data.NewReadAheadStream(0, r.readAhead)
-	s := r.newScanner(stream, 0, stream)
-	s.SetSeeking(r, r.table, stream)
-	return s, nil
-}
+func (r *Reader) Scan() (sstables.Scanner, error) { return r.s.Scan() }
 
-func (r *Reader) scanFrom(pos int64) *rows.Scanner {
-	return r.newScanner(r.data.NewStream(pos), pos, nil)
-}
+// Get implements sstables.Reader: Summary.db gives the Index.db offset to
+// start from (the whole index is scanned when it is missing), Index.db the
+// Data.db position.
+func (r *Reader) Get(key []byte) (*mutation.Partition, error) { return r.s.Get(key) }
+
+// Lookup implements sstables.Reader: Get, and the partition's position.
+func (r *Reader) Lookup(key []byte) (*mutation.Partition, int64, error) { return r.s.Lookup(key) }
+
+// ScanFrom implements sstables.Reader: a scan that starts at key's
+// partition, found as Lookup finds it.
+func (r *Reader) ScanFrom(key []byte) (sstables.Scanner, error) { return r.s.ScanFrom(key) }
+
+// Close implements sstables.Reader.
+func (r *Reader) Close() error { return r.s.Close() }
+
+func (r *Reader) scanFrom(pos int64) *rows.Scanner { return r.s.ScanFromPos(pos) }
 
 func (r *Reader) indexDecoder() *indexDecoder {
 	return &indexDecoder{v: r.desc.Version, nClust: len(r.stats.Header.ClusteringTypes), fixed: rows.ClusteringFixed(r.stats.Header.ClusteringTypes)}
@@ -238,62 +188,6 @@ func (r *Reader) Index(fn func(e *IndexEntry) error) error {
 	}
 }
 
-// Get implements sstables.Reader: Summary.db gives the Index.db offset to
-// start from (the whole index is scanned when it is missing), Index.db the
-// Data.db position.
-func (r *Reader) Get(key []byte) (*mutation.Partition, error) {
-	p, _, err := r.Lookup(key)
-	return p, err
-}
-
-// Lookup implements sstables.Reader: Get, and the partition's position.
-func (r *Reader) Lookup(key []byte) (*mutation.Partition, int64, error) {
-	pos, entry, err := r.locate(key)
-	if err != nil || pos < 0 {
-		return nil, -1, err
-	}
-	// A lookup borrows a Data.db stream (its decompressor and chunk
-	// buffers) and a stream buffer, and gives both back: the partition is
-	// copied out before.
-	ds, _ := r.lookupStreams.Get().(*sstables.DataStream)
-	if ds == nil {
-		ds = r.data.NewStream(pos)
-	} else if _, err := ds.Seek(pos, io.SeekStart); err != nil {
-		return nil, -1, err
-	}
-	defer r.lookupStreams.Put(ds)
-	sc := r.newScanner(ds, pos, nil)
-	defer sc.Release()
-	p, err := sc.NextPartition()
-	if err != nil {
-		return nil, -1, err
-	}
-	if !bytes.Equal(p.Key, key) {
-		return nil, -1, sstables.Corruptf(r.desc.Path(sstables.ComponentIndex), string(sstables.ComponentIndex), entry, "entry points to Data.db offset %d, which holds another partition", pos)
-	}
-	p, err = rows.ReadWholePartition(sc, p)
-	if err != nil {
-		return nil, -1, err
-	}
-	return p, pos, nil
-}
-
-// ScanFrom implements sstables.Reader: a scan that starts at key's
-// partition, found as Lookup finds it.
-func (r *Reader) ScanFrom(key []byte) (sstables.Scanner, error) {
-	pos, entry, err := r.locate(key)
-	if err != nil || pos < 0 {
-		return nil, err
-	}
-	if err := sstables.CheckPartitionKeyAt(r.data, pos, key, r.desc.Path(sstables.ComponentIndex), entry); err != nil {
-		return nil, err
-	}
-	stream := r.data.NewReadAheadStream(pos, r.readAhead)
-	s := r.newScanner(stream, pos, stream)
-	s.SetSeeking(r, r.table, stream)
-	return s, nil
-}
-
 // locate returns the Data.db position of key's partition and the Index.db
 // offset of its entry, from Filter.db, Summary.db and Index.db; the
 // position is -1 when the SSTable does not hold key.
@@ -329,22 +223,6 @@ func (r *Reader) locate(key []byte) (pos, entry int64, err error) {
 		}
 		return e.Position, e.Offset, nil
 	}
-}
-
-// Close implements sstables.Reader.
-func (r *Reader) Close() error {
-	if r.data == nil {
-		return nil
-	}
-	err := r.data.Close()
-	r.data = nil
-	if r.indexFile != nil {
-		if cerr := r.indexFile.Close(); err == nil {
-			err = cerr
-		}
-		r.indexFile = nil
-	}
-	return err
 }
 
 var _ sstables.Reader = (*Reader)(nil)

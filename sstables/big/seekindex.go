@@ -78,11 +78,11 @@ type promotedSeeker struct {
 }
 
 // Seek implements rows.RowIndex.
-func (p *promotedSeeker) Seek(ck mutation.Clustering, rel int64) (int64, mutation.DeletionTime, bool) {
+func (p *promotedSeeker) Seek(ck mutation.Clustering, rel int64) (int64, mutation.DeletionTime, bool, error) {
 	t := p.r.table
 	blocks := p.pi.Blocks
 	if p.inCurrentBlock(ck, rel) {
-		return 0, mutation.Live, false
+		return 0, mutation.Live, false, nil
 	}
 	i := sort.Search(len(blocks), func(i int) bool {
 		b := &blocks[i]
@@ -92,13 +92,13 @@ func (p *promotedSeeker) Seek(ck mutation.Clustering, rel int64) (int64, mutatio
 		i-- // every unfiltered sorts before ck: decode the last block
 	}
 	if i == 0 || blocks[i].Offset <= rel {
-		return 0, mutation.Live, false
+		return 0, mutation.Live, false, nil
 	}
 	open := mutation.Live
 	if om := blocks[i-1].OpenMarker; om != nil {
 		open = *om
 	}
-	return blocks[i].Offset, open, true
+	return blocks[i].Offset, open, true, nil
 }
 
 // inCurrentBlock reports whether the block the stream is in (at rel from

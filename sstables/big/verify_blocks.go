@@ -5,6 +5,7 @@ import (
 
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/internal/sorted"
 )
 
 // blockChecker matches, during Verify, the promoted index blocks of a
@@ -16,6 +17,7 @@ import (
 // clustering in the promoted index went unnoticed until a slice query
 // skipped to the wrong block.
 type blockChecker struct {
+	pi     *PromotedIndex
 	blocks []IndexBlock
 	next   int // the block whose start comes next
 	path   string
@@ -26,10 +28,12 @@ type blockChecker struct {
 	last     mutation.Clustering
 	lastBuf  []byte
 	open     mutation.DeletionTime
+	// deletion is the partition's, which the promoted index repeats.
+	deletion mutation.DeletionTime
 }
 
 func (c *blockChecker) reset(pi *PromotedIndex, path string, entry int64) {
-	c.blocks, c.next, c.path, c.entry = nil, 0, path, entry
+	c.pi, c.blocks, c.next, c.path, c.entry = pi, nil, 0, path, entry
 	if pi != nil {
 		c.blocks = pi.Blocks
 	}
@@ -40,9 +44,10 @@ func (c *blockChecker) corrupt(format string, args ...any) error {
 	return sstables.Corruptf(c.path, string(sstables.ComponentIndex), c.entry, format, args...)
 }
 
-// before is called with the partition-relative offset of the next
-// unfiltered; it reports whether that unfiltered starts a block.
-func (c *blockChecker) before(off int64) (bool, error) {
+// Before implements sorted.BlockVerifier: it is called with the
+// partition-relative offset of the next unfiltered and reports whether
+// that unfiltered starts a block.
+func (c *blockChecker) Before(off int64) (bool, error) {
 	if c.next >= len(c.blocks) {
 		return false, nil
 	}
@@ -61,8 +66,9 @@ func (c *blockChecker) before(off int64) (bool, error) {
 	return true, nil
 }
 
-// saw records the unfiltered just read; starts says it begins a block.
-func (c *blockChecker) saw(kind mutation.BoundKind, clust mutation.Clustering, starts bool, marker *mutation.RangeTombstoneMarker) error {
+// Saw implements sorted.BlockVerifier: it records the unfiltered just
+// read; starts says it begins a block.
+func (c *blockChecker) Saw(kind mutation.BoundKind, clust mutation.Clustering, starts bool, marker *mutation.RangeTombstoneMarker) error {
 	if len(c.blocks) == 0 {
 		return nil
 	}
@@ -86,23 +92,36 @@ func (c *blockChecker) saw(kind mutation.BoundKind, clust mutation.Clustering, s
 		c.last = append(c.last, c.lastBuf[n:len(c.lastBuf):len(c.lastBuf)])
 	}
 	if marker != nil {
-		c.open = mutation.Live
-		if k := marker.Kind; k == mutation.InclStartBound || k == mutation.ExclStartBound || k == mutation.ExclEndInclStartBoundary || k == mutation.InclEndExclStartBoundary {
-			c.open = marker.Open
-		}
+		c.open = sorted.OpenAfter(marker)
 	}
 	return nil
 }
 
-// end is called at the partition's end.
-func (c *blockChecker) end() error {
-	if len(c.blocks) == 0 {
-		return nil
+// End implements sorted.BlockVerifier: at the partition's end (of size
+// bytes) every block must have been seen, and the blocks must tile the
+// partition from its header on and repeat its deletion.
+func (c *blockChecker) End(size int64) error {
+	if len(c.blocks) > 0 {
+		if c.next != len(c.blocks) {
+			return c.corrupt("promoted index block %d starts at %d, where no unfiltered starts", c.next, c.blocks[c.next].Offset)
+		}
+		if err := c.checkEnd(len(c.blocks) - 1); err != nil {
+			return err
+		}
 	}
-	if c.next != len(c.blocks) {
-		return c.corrupt("promoted index block %d starts at %d, where no unfiltered starts", c.next, c.blocks[c.next].Offset)
+	if pi := c.pi; pi != nil {
+		next := pi.HeaderLength
+		for i, b := range pi.Blocks {
+			if b.Offset != next || b.Width <= 0 || b.Offset+b.Width > size {
+				return c.corrupt("promoted index block %d (offset %d, width %d) does not fit the partition of %d bytes", i, b.Offset, b.Width, size)
+			}
+			next = b.Offset + b.Width
+		}
+		if pi.Deletion != c.deletion {
+			return c.corrupt("promoted index deletion differs from the partition's")
+		}
 	}
-	return c.checkEnd(len(c.blocks) - 1)
+	return nil
 }
 
 // checkEnd compares block i's last clustering and open marker with the

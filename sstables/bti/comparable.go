@@ -17,8 +17,12 @@ import (
 // key is the raw serialized partition key. Under ByteOrdered the key thus
 // appears twice.
 func AppendDecoratedKey(dst []byte, p dht.Partitioner, key []byte) []byte {
+	return appendDecorated(dst, p, p.Token(key), key)
+}
+
+func appendDecorated(dst []byte, p dht.Partitioner, token dht.Token, key []byte) []byte {
 	dst = append(dst, bc.NextComponent)
-	dst = p.AppendComparable(dst, p.Token(key))
+	dst = p.AppendComparable(dst, token)
 	dst = append(dst, bc.NextComponent)
 	dst = bc.AppendEscaped(dst, key)
 	return append(dst, bc.Terminator)

@@ -1,6 +1,7 @@
 package bti
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -146,6 +147,10 @@ func (w *PartitionIndexWriter) Add(comparable, rawKey []byte, hash byte, pos int
 	return nil
 }
 
+// Position returns the number of bytes written so far (the file's length
+// after Finish).
+func (w *PartitionIndexWriter) Position() int64 { return w.tw.Position() }
+
 // Finish writes the last key, the rest of the trie and the footer, flushes,
 // and returns the root position.
 func (w *PartitionIndexWriter) Finish() (int64, error) {
@@ -184,8 +189,8 @@ func (w *PartitionIndexWriter) Finish() (int64, error) {
 	return root, nil
 }
 
-// PartitionIndex reads a Partitions.db held in memory. It is immutable and
-// safe for concurrent use.
+// PartitionIndex reads a Partitions.db, held in memory or read page by page
+// from its file. It is immutable and safe for concurrent use.
 type PartitionIndex struct {
 	t *trie.Trie
 	// Root is the position of the trie root.
@@ -198,6 +203,7 @@ type PartitionIndex struct {
 	// partitions (empty for an empty sstable).
 	FirstKey, LastKey []byte
 	path              string
+	src               *trie.PagedSource // nil in memory
 }
 
 func corrupt(path, component string, off int64, err error) error {
@@ -215,39 +221,78 @@ func corrupt(path, component string, off int64, err error) error {
 	return &sstables.CorruptionError{Path: path, Component: component, Offset: off, Reason: err.Error()}
 }
 
-// OpenPartitionIndex parses the footer of a Partitions.db. path only names
-// the file in errors (*sstables.CorruptionError with the offset).
+// OpenPartitionIndex parses the footer of a Partitions.db held in memory.
+// path only names the file in errors (*sstables.CorruptionError with the
+// offset).
 func OpenPartitionIndex(data []byte, path string) (*PartitionIndex, error) {
+	p, err := openPartitionFooter(bytes.NewReader(data), int64(len(data)), path)
+	if err != nil {
+		return nil, err
+	}
+	// The trie must end before the keys.
+	p.t = &trie.Trie{Data: data[:p.FirstKeyPos]}
+	return p, nil
+}
+
+// OpenPartitionIndexFile opens a Partitions.db of size bytes read through
+// r: it reads the footer now and the trie's pages as lookups need them,
+// keeping cacheBytes of them (0: trie.DefaultCacheBytes). path names the
+// file in errors.
+func OpenPartitionIndexFile(r io.ReaderAt, size int64, path string, cacheBytes int) (*PartitionIndex, error) {
+	p, err := openPartitionFooter(r, size, path)
+	if err != nil {
+		return nil, err
+	}
+	p.src = trie.NewPagedSource(r, trie.PagedSourceOptions{End: p.FirstKeyPos, CacheBytes: cacheBytes})
+	p.t = trie.NewFromSource(p.src)
+	return p, nil
+}
+
+// maxFooterKeys bounds the two keys before the footer: u16 lengths.
+const maxFooterKeys = 2 * (2 + 0xFFFF)
+
+// openPartitionFooter reads and checks the footer and the first and last
+// keys.
+func openPartitionFooter(r io.ReaderAt, size int64, path string) (*PartitionIndex, error) {
 	bad := func(off int64, format string, args ...any) error {
 		return sstables.Corruptf(path, ComponentPartitions, off, format, args...)
 	}
-	if len(data) < partitionFooterLen+4 {
-		return nil, bad(0, "file of %d bytes is shorter than the footer", len(data))
+	if size < partitionFooterLen+4 {
+		return nil, bad(0, "file of %d bytes is shorter than the footer", size)
 	}
-	f := int64(len(data) - partitionFooterLen)
-	p := &PartitionIndex{t: trie.New(data), path: path}
-	p.FirstKeyPos = int64(binary.BigEndian.Uint64(data[f:]))
-	p.KeyCount = int64(binary.BigEndian.Uint64(data[f+8:]))
-	p.Root = int64(binary.BigEndian.Uint64(data[f+16:]))
-	if p.FirstKeyPos < 0 || p.FirstKeyPos > f-4 {
-		return nil, bad(f, "first-key position %d outside the file", p.FirstKeyPos)
+	f := size - partitionFooterLen
+	var foot [partitionFooterLen]byte
+	if n, err := r.ReadAt(foot[:], f); n != len(foot) {
+		return nil, &sstables.CorruptionError{Path: path, Component: ComponentPartitions, Offset: f + int64(n), Reason: "short read of the footer", Err: err}
+	}
+	p := &PartitionIndex{path: path}
+	p.FirstKeyPos = int64(binary.BigEndian.Uint64(foot[:]))
+	p.KeyCount = int64(binary.BigEndian.Uint64(foot[8:]))
+	p.Root = int64(binary.BigEndian.Uint64(foot[16:]))
+	if p.FirstKeyPos < 0 || p.FirstKeyPos > f-4 || f-p.FirstKeyPos > maxFooterKeys {
+		return nil, bad(f, "first-key position %d outside the file or too far from its end", p.FirstKeyPos)
 	}
 	if p.KeyCount < 0 || p.KeyCount > f {
-		return nil, bad(f+8, "key count %d impossible for a %d-byte file", p.KeyCount, len(data))
+		return nil, bad(f+8, "key count %d impossible for a %d-byte file", p.KeyCount, size)
 	}
 	if p.Root < 0 || p.Root >= p.FirstKeyPos {
 		return nil, bad(f+16, "root position %d not inside the trie (which ends at %d)", p.Root, p.FirstKeyPos)
 	}
-	off := p.FirstKeyPos
+	keys := make([]byte, f-p.FirstKeyPos)
+	if n, err := r.ReadAt(keys, p.FirstKeyPos); n != len(keys) {
+		return nil, &sstables.CorruptionError{Path: path, Component: ComponentPartitions, Offset: p.FirstKeyPos + int64(n), Reason: "short read of the first and last keys", Err: err}
+	}
+	off := int64(0)
 	for i := 0; i < 2; i++ {
-		if off+2 > f {
-			return nil, bad(off, "key length runs into the footer")
+		at := p.FirstKeyPos + off
+		if off+2 > int64(len(keys)) {
+			return nil, bad(at, "key length runs into the footer")
 		}
-		n := int64(binary.BigEndian.Uint16(data[off:]))
-		if off+2+n > f {
-			return nil, bad(off, "key of %d bytes runs into the footer", n)
+		n := int64(binary.BigEndian.Uint16(keys[off:]))
+		if off+2+n > int64(len(keys)) {
+			return nil, bad(at, "key of %d bytes runs into the footer", n)
 		}
-		k := data[off+2 : off+2+n]
+		k := keys[off+2 : off+2+n]
 		if i == 0 {
 			p.FirstKey = k
 		} else {
@@ -255,12 +300,19 @@ func OpenPartitionIndex(data []byte, path string) (*PartitionIndex, error) {
 		}
 		off += 2 + n
 	}
-	if off != f {
-		return nil, bad(off, "%d bytes between the last key and the footer", f-off)
+	if off != int64(len(keys)) {
+		return nil, bad(p.FirstKeyPos+off, "%d bytes between the last key and the footer", int64(len(keys))-off)
 	}
-	// The trie must end before the keys.
-	p.t = &trie.Trie{Data: data[:p.FirstKeyPos]}
 	return p, nil
+}
+
+// BytesRead returns the bytes (and reads) a PartitionIndex opened with
+// OpenPartitionIndexFile has read of the trie so far; 0 for one in memory.
+func (p *PartitionIndex) BytesRead() (bytes, reads int64) {
+	if p.src == nil {
+		return 0, 0
+	}
+	return p.src.BytesRead()
 }
 
 // PartitionCandidate is what Partitions.db says of a key: where to look.
@@ -309,7 +361,7 @@ func partitionPayloadSize(flags uint8, b []byte) (int, error) {
 }
 
 func (p *PartitionIndex) payload(n *trie.Node) (PartitionCandidate, error) {
-	c, _, err := decodePartitionPayload(n.Flags, p.t.Data[n.PayloadPos:])
+	c, _, err := decodePartitionPayload(n.Flags, n.Payload())
 	if err != nil {
 		return c, sstables.Corruptf(p.path, ComponentPartitions, n.Pos, "%v", err)
 	}
@@ -421,7 +473,7 @@ func (p *PartitionIndex) Verify() error {
 		return corrupt(p.path, ComponentPartitions, p.Root, err)
 	}
 	if count != p.KeyCount {
-		return sstables.Corruptf(p.path, ComponentPartitions, int64(len(p.t.Data)), "footer says %d keys, the trie holds %d", p.KeyCount, count)
+		return sstables.Corruptf(p.path, ComponentPartitions, p.FirstKeyPos, "footer says %d keys, the trie holds %d", p.KeyCount, count)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package bti
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -45,11 +46,25 @@ func checkCorrupt(t *testing.T, err error, component string, size int) {
 func FuzzPartitionIndex(f *testing.F) {
 	seedIndexFiles(f, "Partitions.db")
 	f.Fuzz(func(t *testing.T, data []byte, key []byte) {
+		// In memory, and read from the file page by page.
 		pi, err := OpenPartitionIndex(data, "Partitions.db")
 		checkCorrupt(t, err, ComponentPartitions, len(data))
 		if err != nil {
 			return
 		}
+		fuzzPartitionIndex(t, pi, data, key)
+		pi, err = OpenPartitionIndexFile(bytes.NewReader(data), int64(len(data)), "Partitions.db", 2*4096)
+		checkCorrupt(t, err, ComponentPartitions, len(data))
+		if err != nil {
+			t.Fatalf("opens in memory, not from the file: %v", err)
+		}
+		fuzzPartitionIndex(t, pi, data, key)
+	})
+}
+
+func fuzzPartitionIndex(t *testing.T, pi *PartitionIndex, data, key []byte) {
+	{
+		var err error
 		checkCorrupt(t, pi.Verify(), ComponentPartitions, len(data))
 		n := 0
 		err = pi.Iterate(func(e PartitionEntry) error {
@@ -66,5 +81,5 @@ func FuzzPartitionIndex(f *testing.F) {
 			_, _, err = pi.Ceiling(k)
 			checkCorrupt(t, err, ComponentPartitions, len(data))
 		}
-	})
+	}
 }

@@ -196,11 +196,12 @@ func (w *RowIndexWriter) Close() error {
 	return w.tw.Flush()
 }
 
-// RowIndex reads the row indexes of a Rows.db held in memory. It is
-// immutable and safe for concurrent use.
+// RowIndex reads the row indexes of a Rows.db, held in memory or read page
+// by page from its file. It is immutable and safe for concurrent use.
 type RowIndex struct {
 	t    *trie.Trie
 	path string
+	src  *trie.PagedSource // nil in memory
 }
 
 // OpenRowIndex returns a reader over Rows.db content; path names the file
@@ -208,6 +209,27 @@ type RowIndex struct {
 func OpenRowIndex(data []byte, path string) *RowIndex {
 	return &RowIndex{t: trie.New(data), path: path}
 }
+
+// OpenRowIndexFile returns a reader of a Rows.db of size bytes read
+// through r page by page, keeping cacheBytes of pages (0:
+// trie.DefaultCacheBytes); path names the file in errors.
+func OpenRowIndexFile(r io.ReaderAt, size int64, path string, cacheBytes int) *RowIndex {
+	src := trie.NewPagedSource(r, trie.PagedSourceOptions{End: size, CacheBytes: cacheBytes})
+	return &RowIndex{t: trie.NewFromSource(src), path: path, src: src}
+}
+
+// BytesRead returns the bytes (and reads) a RowIndex opened with
+// OpenRowIndexFile has read so far; 0 for one in memory.
+func (r *RowIndex) BytesRead() (bytes, reads int64) {
+	if r.src == nil {
+		return 0, 0
+	}
+	return r.src.BytesRead()
+}
+
+// maxEntryTail is the most an entry holds after its key: three vints and
+// a fixed-form deletion time.
+const maxEntryTail = 3*vint.MaxLen + 12
 
 // RowIndexEntry is the Rows.db entry of a partition.
 type RowIndexEntry struct {
@@ -232,46 +254,52 @@ func (r *RowIndex) bad(off int64, format string, args ...any) error {
 
 // Entry parses the entry at offset pos (a Partitions.db payload).
 func (r *RowIndex) Entry(pos int64) (RowIndexEntry, error) {
-	d := r.t.Data
 	e := RowIndexEntry{Pos: pos}
-	if pos < 0 || pos+2 > int64(len(d)) {
-		return e, r.bad(pos, "entry position outside the file (%d bytes)", len(d))
+	end := r.t.End()
+	if pos < 0 || pos+2 > end {
+		return e, r.bad(pos, "entry position outside the file (%d bytes)", end)
 	}
-	n := int64(binary.BigEndian.Uint16(d[pos:]))
-	off := pos + 2
-	if off+n > int64(len(d)) {
+	d, err := r.t.Bytes(pos, 2)
+	if err != nil {
+		return e, corrupt(r.path, ComponentRows, pos, err)
+	}
+	n := int64(binary.BigEndian.Uint16(d))
+	if pos+2+n > end {
 		return e, r.bad(pos, "key of %d bytes runs past the end of the file", n)
 	}
-	e.Key = d[off : off+n]
-	off += n
-	base := off
+	if d, err = r.t.Bytes(pos, int(2+n)+maxEntryTail); err != nil {
+		return e, corrupt(r.path, ComponentRows, pos, err)
+	}
+	e.Key = d[2 : 2+n]
+	off := 2 + n
+	base := pos + off
 	v, k := vint.Decode(d[off:])
 	if k <= 0 || v > 1<<62 {
-		return e, r.bad(off, "bad data position")
+		return e, r.bad(pos+off, "bad data position")
 	}
 	e.DataPos = int64(v)
 	off += int64(k)
 	delta, k := vint.DecodeSigned(d[off:])
 	if k <= 0 {
-		return e, r.bad(off, "bad root delta")
+		return e, r.bad(pos+off, "bad root delta")
 	}
 	e.Root = base + delta
 	if e.Root < 0 || e.Root >= pos {
-		return e, r.bad(off, "root %d (delta %d) not before the entry at %d", e.Root, delta, pos)
+		return e, r.bad(pos+off, "root %d (delta %d) not before the entry at %d", e.Root, delta, pos)
 	}
 	off += int64(k)
 	v, k = vint.Decode(d[off:])
-	if k <= 0 || v < 2 || v > uint64(len(d)) {
-		return e, r.bad(off, "block count %d (a row index has ≥ 2 blocks)", v)
+	if k <= 0 || v < 2 || v > uint64(end) {
+		return e, r.bad(pos+off, "block count %d (a row index has ≥ 2 blocks)", v)
 	}
 	e.Blocks = int(v)
 	off += int64(k)
 	dt, k, err := sstables.ReadUnsignedFixedDeletionTime(d[off:])
 	if err != nil {
-		return e, r.bad(off, "partition deletion: %v", err)
+		return e, r.bad(pos+off, "partition deletion: %v", err)
 	}
 	e.Deletion = dt
-	e.End = off + int64(k)
+	e.End = pos + off + int64(k)
 	return e, nil
 }
 
@@ -315,7 +343,7 @@ func rowPayloadSize(flags uint8, b []byte) (int, error) {
 }
 
 func (r *RowIndex) payload(n *trie.Node) (RowIndexInfo, error) {
-	info, _, err := decodeRowPayload(n.Flags, r.t.Data[n.PayloadPos:])
+	info, _, err := decodeRowPayload(n.Flags, n.Payload())
 	if err != nil {
 		return info, r.bad(n.Pos, "%v", err)
 	}
@@ -390,4 +418,13 @@ func (r *RowIndex) Verify(e RowIndexEntry) ([]int64, error) {
 		return nil, r.bad(e.Pos, "%d entries for %d blocks (want blocks + 1)", len(offsets), e.Blocks)
 	}
 	return offsets, nil
+}
+
+// Last returns the row index's final entry (the end-of-partition offset).
+func (r *RowIndex) Last(root int64) (RowIndexInfo, error) {
+	n, err := r.t.Last(root)
+	if err != nil {
+		return RowIndexInfo{}, corrupt(r.path, ComponentRows, root, err)
+	}
+	return r.payload(&n)
 }

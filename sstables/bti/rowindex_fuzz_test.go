@@ -1,6 +1,7 @@
 package bti
 
 import (
+	"bytes"
 	"encoding/binary"
 	"testing"
 
@@ -10,7 +11,14 @@ import (
 func FuzzRowIndex(f *testing.F) {
 	seedIndexFiles(f, "Rows.db")
 	f.Fuzz(func(t *testing.T, data []byte, ck []byte) {
-		ri := OpenRowIndex(data, "Rows.db")
+		// In memory, and read from the file page by page.
+		fuzzRowIndex(t, OpenRowIndex(data, "Rows.db"), data, ck)
+		fuzzRowIndex(t, OpenRowIndexFile(bytes.NewReader(data), int64(len(data)), "Rows.db", 2*4096), data, ck)
+	})
+}
+
+func fuzzRowIndex(t *testing.T, ri *RowIndex, data, ck []byte) {
+	{
 		key := AppendClustering(nil, []*schema.Type{schema.Text}, [][]byte{ck}, 4)
 		// Try the entry at every plausible offset: every u16-length-prefixed
 		// key position, bounded.
@@ -37,5 +45,5 @@ func FuzzRowIndex(f *testing.F) {
 			})
 			checkCorrupt(t, err, ComponentRows, len(data))
 		}
-	})
+	}
 }

@@ -5,5 +5,6 @@ package formats
 
 import (
 	_ "github.com/castable-db/castable/sstables/big" // ma … oa
+	_ "github.com/castable-db/castable/sstables/bti" // da, ms, mt
 	_ "github.com/castable-db/castable/sstables/la"  // ka, la, lb
 )

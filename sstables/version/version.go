@@ -86,6 +86,23 @@ type Profile struct {
 	// NoCompressionRatio says the writer stored −1 (no ratio) although
 	// Data.db is compressed (seen in Cassandra 2.2 files).
 	NoCompressionRatio bool
+	// NaNCompressionRatio says the writer stored NaN as the compression
+	// ratio (ScyllaDB's files of one chunk; see ScyllaCompressionRatio).
+	NaNCompressionRatio bool
+	// ScyllaCompressionRatio says the ratio is ScyllaDB's: computed before
+	// the last chunk is flushed, the file offset of the last chunk over
+	// the uncompressed length of the chunks before it (NaN, 0/0, for a
+	// Data.db of one chunk). Seen in ScyllaDB's ms and mt files.
+	ScyllaCompressionRatio bool
+	// UnroundedDropTimes says the tombstone drop-time histogram holds the
+	// local deletion times as they are, where Cassandra 3.11 and later
+	// round them up to a multiple of 60 s (ScyllaDB's ms and mt files).
+	UnroundedDropTimes bool
+	// ZeroCommitLogBounds says the writer stored the commit log lower and
+	// upper bounds of an SSTable without commit log intervals as position
+	// (0, 0) rather than Cassandra's NONE (-1, 0) (ScyllaDB, which has no
+	// commit log replay positions in SSTables).
+	ZeroCommitLogBounds bool
 	// DefaultChunkLength is the default compression chunk length: 64 KiB
 	// before 4.0 (CASSANDRA-13241), 16 KiB from 4.0.
 	DefaultChunkLength int
@@ -122,6 +139,7 @@ var (
 	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DoubleCellCounts: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
 	profile40      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64}
 	profile50      = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64, OrderedTOC: true, LiveComplexDeletionWrap: true}
+	profileScylla  = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, NaNCompressionRatio: true, ScyllaCompressionRatio: true, UnroundedDropTimes: true, ZeroCommitLogBounds: true}
 	profile50bti   = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb16, OrderedTOC: true, LiveComplexDeletionWrap: true}
 )
 
@@ -149,8 +167,8 @@ var versions = []info{
 	{"nc", "unreleased Cassandra trunk builds of 2023", base40 | originatingHostID | partitionDeletionMarker | trailingImprovedMinMax | keyRange | writable, profile50},
 	{"oa", "Cassandra 5.0", base50 | writable, profile50},
 	{"da", "Cassandra 5.0 (BTI)", base50 | accurateMinMax | tries | writable, profile50bti},
-	{"ms", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla, profile311},
-	{"mt", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla, profile311},
+	{"ms", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla | writable, profileScylla},
+	{"mt", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla | writable, profileScylla},
 }
 
 // Version is one SSTable format version. The zero Version is invalid.
@@ -224,8 +242,7 @@ func (v Version) Profile() Profile {
 	return v.i.profile
 }
 
-// Writable reports whether castable writes v (ka, lb, and ScyllaDB's ms
-// and mt are read only).
+// Writable reports whether castable writes v (ka and lb are read only).
 func (v Version) Writable() bool { return v.has(writable) }
 
 // FileKind is the format name in v's file names: "big", or "bti" for

@@ -16,7 +16,7 @@ func TestPredicates(t *testing.T) {
 		pred func(Version) bool
 		want string
 	}{
-		{"Writable", Version.Writable, "-  x  -  x  x  x  x  x  x  x  x  x  x  -  -"},
+		{"Writable", Version.Writable, "-  x  -  x  x  x  x  x  x  x  x  x  x  x  x"},
 		{"LegacyCells", Version.LegacyCells, "x  x  x  -  -  -  -  -  -  -  -  -  -  -  -"},
 		{"Tries", Version.Tries, "-  -  -  -  -  -  -  -  -  -  -  -  x  x  x"},
 		{"Scylla", Version.Scylla, "-  -  -  -  -  -  -  -  -  -  -  -  -  x  x"},

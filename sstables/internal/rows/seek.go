@@ -31,8 +31,9 @@ type RowIndex interface {
 	// unfiltereds at or after the inclusive start bound of ck begin, and
 	// the range deletion open at that offset; ok is false when the index
 	// has no block starting after rel, the stream's current offset from
-	// the partition start (decoding forward is then as fast).
-	Seek(ck mutation.Clustering, rel int64) (off int64, open mutation.DeletionTime, ok bool)
+	// the partition start (decoding forward is then as fast). An error is
+	// damage found in the index (an index read as the seek goes).
+	Seek(ck mutation.Clustering, rel int64) (off int64, open mutation.DeletionTime, ok bool, err error)
 	// CheckLanding checks the first unfiltered decoded after a jump to
 	// off (kind StaticClustering for the partition's end).
 	CheckLanding(off int64, kind mutation.BoundKind, c mutation.Clustering) error
@@ -79,7 +80,12 @@ func (s *Scanner) SeekClustering(ck mutation.Clustering) error {
 	}
 	landing := int64(-1) // the block jumped to, until its first unfiltered is checked
 	if ri := s.rowIndex; ri != nil {
-		if off, open, ok := ri.Seek(ck, s.dec.st.pos-s.partStart); ok && s.partStart+off > s.dec.st.pos {
+		off, open, ok, err := ri.Seek(ck, s.dec.st.pos-s.partStart)
+		if err != nil {
+			s.err = err
+			return err
+		}
+		if ok && s.partStart+off > s.dec.st.pos {
 			if err := s.jump(s.partStart + off); err != nil {
 				s.err = err
 				return err

@@ -1,6 +1,7 @@
 package trie
 
 import (
+	"bytes"
 	"errors"
 	"math/rand"
 	"os"
@@ -51,7 +52,16 @@ func seedFiles(f *testing.F) {
 func FuzzTrieWalker(f *testing.F) {
 	seedFiles(f)
 	f.Fuzz(func(t *testing.T, data []byte, root int64, key []byte) {
-		tr := New(data)
+		// The same trie in memory and read page by page (a cache of
+		// two pages).
+		for _, tr := range []*Trie{New(data), NewFromSource(NewPagedSource(bytes.NewReader(data), PagedSourceOptions{End: int64(len(data)), CacheBytes: 2 * PageSize}))} {
+			fuzzTrie(t, tr, data, root, key)
+		}
+	})
+}
+
+func fuzzTrie(t *testing.T, tr *Trie, data []byte, root int64, key []byte) {
+	{
 		check := func(err error) {
 			if err == nil || errors.Is(err, ErrStop) {
 				return
@@ -83,5 +93,5 @@ func FuzzTrieWalker(f *testing.F) {
 		check(err)
 		_, _, err = tr.Ceiling(root, key)
 		check(err)
-	})
+	}
 }

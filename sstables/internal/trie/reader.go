@@ -21,16 +21,78 @@ func errorf(off int64, format string, args ...any) error {
 	return &Error{Offset: off, Reason: fmt.Sprintf(format, args...)}
 }
 
-// Trie reads trie nodes from bytes held in memory. Data is the content of
-// the file from absolute position Base on (usually the whole file, Base 0).
-// A Trie is immutable and safe for concurrent use.
+// Trie reads trie nodes. Data is the content of the file from absolute
+// position Base on (usually the whole file, Base 0), held in memory; when
+// Src is set the nodes are read through it instead (a file read page by
+// page, see PagedSource) and Data and Base are unused. A Trie is immutable
+// and safe for concurrent use when its Source is.
 type Trie struct {
 	Data []byte
 	Base int64
+	Src  Source
 }
 
 // New returns a Trie over data, which starts at absolute position 0.
 func New(data []byte) *Trie { return &Trie{Data: data} }
+
+// NewFromSource returns a Trie that reads its nodes through src.
+func NewFromSource(src Source) *Trie { return &Trie{Src: src} }
+
+// Source gives a Trie the bytes of its file by absolute position.
+type Source interface {
+	// View returns the bytes of the file from absolute position pos on:
+	// at least need of them, or all up to End when fewer remain. A
+	// position outside [Start, End) is an error (a *Error for the Trie's
+	// callers); so is a failed read. The bytes must not change while the
+	// Trie's caller may still use them.
+	View(pos int64, need int) ([]byte, error)
+	// Start and End bound the positions of the trie's nodes and payloads.
+	Start() int64
+	End() int64
+}
+
+// nodeHeader is the number of bytes that say a node's size.
+const nodeHeader = 3
+
+// view returns the bytes from pos on (at least need, unless the data ends).
+func (t *Trie) view(pos int64, need int) ([]byte, error) {
+	if t.Src != nil {
+		return t.Src.View(pos, need)
+	}
+	off := pos - t.Base
+	if off < 0 || off >= int64(len(t.Data)) {
+		return nil, errorf(pos, "node position outside the file (%d bytes from %d)", len(t.Data), t.Base)
+	}
+	return t.Data[off:], nil
+}
+
+// Bytes returns the data from absolute position pos on: at least need
+// bytes, or all up to the end of the data when fewer remain (for what an
+// index stores beside its nodes, such as Rows.db's partition entries).
+func (t *Trie) Bytes(pos int64, need int) ([]byte, error) {
+	if pos < t.start() || pos >= t.end() {
+		return nil, errorf(pos, "position outside the file (%d bytes from %d)", t.end()-t.start(), t.start())
+	}
+	return t.view(pos, need)
+}
+
+// End returns the position just after the trie's data.
+func (t *Trie) End() int64 { return t.end() }
+
+// start and end bound the positions of the trie's data.
+func (t *Trie) start() int64 {
+	if t.Src != nil {
+		return t.Src.Start()
+	}
+	return t.Base
+}
+
+func (t *Trie) end() int64 {
+	if t.Src != nil {
+		return t.Src.End()
+	}
+	return t.Base + int64(len(t.Data))
+}
 
 // Node is a decoded node header.
 type Node struct {
@@ -49,8 +111,9 @@ type Node struct {
 	count int
 	// first is the first transition of a dense node.
 	first int
-	// hdr is the offset in Data of the node.
-	hdr int
+	// b holds the node's bytes and what follows them (its payload: at
+	// least MaxPayload bytes unless the data ends).
+	b []byte
 }
 
 // Slots returns the number of child slots: the child count of single and
@@ -61,16 +124,22 @@ func (n *Node) Slots() int { return n.count }
 // HasChildren reports whether the node has at least one child slot.
 func (n *Node) HasChildren() bool { return n.count > 0 }
 
+// Payload returns the bytes after the node, where its payload (if any)
+// starts: at least MaxPayload of them unless the data ends sooner.
+func (n *Node) Payload() []byte { return n.b[n.PayloadPos-n.Pos:] }
+
 // Node decodes the node at absolute position pos, checking that it lies
 // within the data (its payload is not checked).
 func (t *Trie) Node(pos int64) (Node, error) {
-	off := pos - t.Base
-	if off < 0 || off >= int64(len(t.Data)) {
-		return Node{}, errorf(pos, "node position outside the file (%d bytes from %d)", len(t.Data), t.Base)
+	if pos < t.start() || pos >= t.end() {
+		return Node{}, errorf(pos, "node position outside the file (%d bytes from %d)", t.end()-t.start(), t.start())
 	}
-	d := t.Data[off:]
+	d, err := t.view(pos, nodeHeader)
+	if err != nil {
+		return Node{}, err
+	}
 	b0 := d[0]
-	n := Node{Pos: pos, Type: NodeType(b0 >> 4), Flags: b0 & 0xF, hdr: int(off)}
+	n := Node{Pos: pos, Type: NodeType(b0 >> 4), Flags: b0 & 0xF}
 	var size int
 	switch n.Type {
 	case PayloadOnly:
@@ -103,9 +172,15 @@ func (t *Trie) Node(pos int64) (Node, error) {
 		}
 		size = nodeSize(n.Type, 0, n.first, n.first+n.count-1)
 	}
+	if need := size + MaxPayload; need > len(d) && pos+int64(len(d)) < t.end() {
+		if d, err = t.view(pos, need); err != nil {
+			return Node{}, err
+		}
+	}
 	if size > len(d) {
 		return Node{}, errorf(pos, "%v node of %d bytes truncated (%d left)", n.Type, size, len(d))
 	}
+	n.b = d
 	n.PayloadPos = pos + int64(size)
 	return n, nil
 }
@@ -129,7 +204,7 @@ func read12(b []byte, i int) uint64 {
 
 // Transition returns the transition byte of child slot i.
 func (t *Trie) Transition(n *Node, i int) int {
-	d := t.Data[n.hdr:]
+	d := n.b
 	switch {
 	case n.Type == SingleNoPayload4 || n.Type == Single8 || n.Type == Single16:
 		return int(d[1])
@@ -144,7 +219,7 @@ func (t *Trie) Transition(n *Node, i int) int {
 // Child returns the absolute position of the child in slot i, or -1 for an
 // empty dense slot. The position is not checked.
 func (t *Trie) Child(n *Node, i int) int64 {
-	d := t.Data[n.hdr:]
+	d := n.b
 	var dist uint64
 	switch n.Type {
 	case SingleNoPayload4:
@@ -200,7 +275,7 @@ func (t *Trie) Search(n *Node, b int) (int, bool) {
 		}
 		return -1, false
 	case n.Type.IsSparse():
-		d := t.Data[n.hdr+2 : n.hdr+2+n.count]
+		d := n.b[2 : 2+n.count]
 		lo, hi := 0, len(d) // first index with d[i] >= b
 		for lo < hi {
 			m := (lo + hi) / 2
@@ -232,7 +307,7 @@ func (t *Trie) child(n *Node, i int) (int64, error) {
 	if c == -1 && n.Type.IsDense() {
 		return -1, nil
 	}
-	if c >= n.Pos || c < t.Base {
+	if c >= n.Pos || c < t.start() {
 		return 0, errorf(n.Pos, "%v child %d (transition %02x) points outside the file or not backwards", n.Type, i, t.Transition(n, i))
 	}
 	return c, nil
@@ -452,7 +527,7 @@ func (t *Trie) Walk(root int64, fn func(key []byte, n *Node) error) error {
 	}
 	var stack []frame
 	var key []byte
-	budget := len(t.Data) + 1
+	budget := t.end() - t.start() + 1
 	n, err := t.Node(root)
 	if err != nil {
 		return err
@@ -523,6 +598,8 @@ type VerifyStats struct {
 	Low, High int64
 	// Types counts the nodes of each type.
 	Types [16]int
+	// Pages is the number of PageSize pages holding a node.
+	Pages int
 }
 
 // Verify walks the whole trie below root and checks every node: inside
@@ -531,9 +608,11 @@ type VerifyStats struct {
 // strictly before its parent and reached once, every node with a payload
 // or children, and payloads in bounds per size (nil: flags alone are not
 // checked). Errors carry the offset of the offending node.
-func (t *Trie) Verify(root int64, size PayloadSizer) (VerifyStats, error) {
+func (t *Trie) Verify(root int64, size PayloadSizer) (stats VerifyStats, err error) {
 	st := VerifyStats{Low: root, High: root}
 	seen := make(map[int64]struct{})
+	pages := make(map[int64]struct{})
+	defer func() { stats.Pages = len(pages) }()
 	stack := []int64{root}
 	for len(stack) > 0 {
 		pos := stack[len(stack)-1]
@@ -548,16 +627,17 @@ func (t *Trie) Verify(root int64, size PayloadSizer) (VerifyStats, error) {
 		}
 		st.Nodes++
 		st.Types[n.Type]++
+		pages[pos/PageSize] = struct{}{}
 		st.Low = min(st.Low, pos)
 		end := n.PayloadPos
 		if n.Flags != 0 {
 			st.Payloads++
 			if size != nil {
-				pl, err := size(n.Flags, t.Data[n.PayloadPos-t.Base:])
+				pl, err := size(n.Flags, n.Payload())
 				if err != nil {
 					return st, errorf(pos, "payload: %v", err)
 				}
-				if pl < 0 || n.PayloadPos-t.Base+int64(pl) > int64(len(t.Data)) {
+				if pl < 0 || pl > len(n.Payload()) || n.PayloadPos+int64(pl) > t.end() {
 					return st, errorf(pos, "payload of %d bytes (flags %x) runs past the end of the file", pl, n.Flags)
 				}
 				end += int64(pl)
@@ -593,4 +673,61 @@ func (t *Trie) Verify(root int64, size PayloadSizer) (VerifyStats, error) {
 		}
 	}
 	return st, nil
+}
+
+// Path returns the nodes a lookup of key passes from root, root first: as
+// far as the trie matches key (Follow), for describing a lookup.
+func (t *Trie) Path(root int64, key []byte) ([]Node, error) {
+	n, err := t.Node(root)
+	if err != nil {
+		return nil, err
+	}
+	path := []Node{n}
+	for _, b := range key {
+		k, ok := t.Search(&n, int(b))
+		if !ok {
+			break
+		}
+		c, err := t.child(&n, k)
+		if err != nil {
+			return path, err
+		}
+		if n, err = t.Node(c); err != nil {
+			return path, err
+		}
+		path = append(path, n)
+	}
+	return path, nil
+}
+
+// Nodes calls fn for every node below root (root included), each once,
+// in no particular order; it stops at the first damaged node.
+func (t *Trie) Nodes(root int64, fn func(n *Node) error) error {
+	seen := map[int64]bool{}
+	stack := []int64{root}
+	for len(stack) > 0 {
+		pos := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[pos] {
+			return errorf(pos, "node reached twice")
+		}
+		seen[pos] = true
+		n, err := t.Node(pos)
+		if err != nil {
+			return err
+		}
+		if err := fn(&n); err != nil {
+			return err
+		}
+		for i := 0; i < n.count; i++ {
+			c, err := t.child(&n, i)
+			if err != nil {
+				return err
+			}
+			if c != -1 {
+				stack = append(stack, c)
+			}
+		}
+	}
+	return nil
 }

@@ -388,3 +388,93 @@ func TestEmptyTrie(t *testing.T) {
 		t.Fatalf("%x %d %v", b, root, err)
 	}
 }
+
+// A trie read page by page through a PagedSource (with a cache of a few
+// pages, so that pages are evicted and read again) answers every query as
+// the same trie in memory does.
+func TestPagedSourceMatchesMemory(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	n := 60000
+	if testing.Short() {
+		n = 10000
+	}
+	es := genKeys(r, n)
+	for _, start := range []int64{0, 4095} {
+		data, root, _ := build(t, start, es)
+		mem := New(data)
+		for _, cache := range []int{0, 3 * PageSize, 1 << 20} {
+			src := NewPagedSource(bytes.NewReader(data), PagedSourceOptions{Start: start, End: int64(len(data)), CacheBytes: cache})
+			paged := NewFromSource(src)
+			same := func(what string, a Node, aok bool, aerr error, b Node, bok bool, berr error) {
+				t.Helper()
+				if aerr != nil || berr != nil || aok != bok || a.Pos != b.Pos || a.Flags != b.Flags ||
+					(aok && !bytes.Equal(a.Payload()[:4], b.Payload()[:4])) {
+					t.Fatalf("start %d cache %d: %s: memory (%d %v %v), paged (%d %v %v)", start, cache, what, a.Pos, aok, aerr, b.Pos, bok, berr)
+				}
+			}
+			var keys [][]byte
+			err := paged.Walk(root, func(key []byte, n *Node) error {
+				keys = append(keys, append([]byte(nil), key...))
+				return nil
+			})
+			if err != nil || len(keys) != len(es) {
+				t.Fatalf("paged walk: %v, %d keys of %d", err, len(keys), len(es))
+			}
+			for i := range keys {
+				if !bytes.Equal(keys[i], es[i].key) {
+					t.Fatalf("paged walk key %d: %x, want %x", i, keys[i], es[i].key)
+				}
+			}
+			if _, err := paged.Verify(root, nil); err != nil {
+				t.Fatal(err)
+			}
+			for k := 0; k < 2000; k++ {
+				probe := append([]byte(nil), es[r.Intn(len(es))].key...)
+				if r.Intn(2) == 0 {
+					probe = append(probe, byte(r.Intn(256)))
+				} else if len(probe) > 1 {
+					probe = probe[:len(probe)-1]
+				}
+				a, aok, aerr := mem.Exact(root, probe)
+				b, bok, berr := paged.Exact(root, probe)
+				same("Exact", a, aok, aerr, b, bok, berr)
+				a, aok, aerr = mem.Floor(root, probe)
+				b, bok, berr = paged.Floor(root, probe)
+				same("Floor", a, aok, aerr, b, bok, berr)
+				a, aok, aerr = mem.Ceiling(root, probe)
+				b, bok, berr = paged.Ceiling(root, probe)
+				same("Ceiling", a, aok, aerr, b, bok, berr)
+			}
+			read, reads := src.BytesRead()
+			t.Logf("start %d, cache %d: %d reads, %d bytes for %d-byte trie", start, cache, reads, read, len(data))
+			if cache >= len(data) && read > int64(len(data)) {
+				t.Errorf("a cache larger than the file read %d bytes of %d", read, len(data))
+			}
+		}
+	}
+}
+
+// A PagedSource refuses positions outside its bounds and reports a file
+// shorter than its end as an *Error.
+func TestPagedSourceBounds(t *testing.T) {
+	data := make([]byte, 3*PageSize)
+	src := NewPagedSource(bytes.NewReader(data), PagedSourceOptions{Start: 10, End: int64(len(data)) + 100})
+	var te *Error
+	if _, err := src.View(5, 1); !errors.As(err, &te) {
+		t.Errorf("before the start: %v", err)
+	}
+	if _, err := src.View(int64(len(data))+100, 1); !errors.As(err, &te) {
+		t.Errorf("at the end: %v", err)
+	}
+	if _, err := src.View(3*PageSize+5, 1); !errors.As(err, &te) {
+		t.Errorf("a page past the file's end: %v", err)
+	}
+	v, err := src.View(PageSize-2, 8)
+	if err != nil || len(v) != 8 {
+		t.Errorf("across a page boundary: %d bytes, %v", len(v), err)
+	}
+	v, err = src.View(PageSize+1, 8)
+	if err != nil || len(v) != PageSize-1 {
+		t.Errorf("inside a page: %d bytes (want the rest of the page), %v", len(v), err)
+	}
+}

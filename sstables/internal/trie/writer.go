@@ -73,6 +73,73 @@ type Writer struct {
 	count int64
 	cands []int32
 	first bool // no key added yet
+	// spare holds children slices of released nodes by capacity class
+	// (spare[k]: capacity 4<<k), so that a node's children grow into a
+	// recycled slice: nodes change roles (leaf, inner) as they are reused.
+	spare [][][]int32
+	// slab is carved into new children slices: a trie keeps a node per
+	// branch point of the part not yet written (and the written children
+	// of those), so the node pool grows with the keys and a slice per
+	// node would be an allocation every few keys.
+	slab []int32
+}
+
+// slabSize is the number of int32 a slab holds.
+const slabSize = 16 << 10
+
+// newChildren returns an empty slice of capacity n, carved from the slab
+// for small n.
+func (w *Writer) newChildren(n int) []int32 {
+	if n > slabSize/16 {
+		return make([]int32, 0, n)
+	}
+	if len(w.slab) < n {
+		w.slab = make([]int32, slabSize)
+	}
+	ch := w.slab[:0:n]
+	w.slab = w.slab[n:]
+	return ch
+}
+
+// addChild appends child c to node i's children, growing them into a
+// spare slice of the next capacity class when full.
+func (w *Writer) addChild(i, c int32) {
+	n := &w.nodes[i]
+	if len(n.children) == cap(n.children) {
+		k := 0
+		for 4<<k < 2*len(n.children) {
+			k++
+		}
+		for len(w.spare) <= k {
+			w.spare = append(w.spare, nil)
+		}
+		var grown []int32
+		if m := len(w.spare[k]); m > 0 {
+			grown = w.spare[k][m-1][:0]
+			w.spare[k] = w.spare[k][:m-1]
+		} else {
+			grown = w.newChildren(4 << k)
+		}
+		grown = append(grown, n.children...)
+		w.putSpare(n.children)
+		n.children = grown
+	}
+	n.children = append(n.children, c)
+}
+
+// putSpare keeps a children slice for reuse.
+func (w *Writer) putSpare(ch []int32) {
+	if cap(ch) < 4 {
+		return
+	}
+	k := 0
+	for 4<<(k+1) <= cap(ch) {
+		k++
+	}
+	for len(w.spare) <= k {
+		w.spare = append(w.spare, nil)
+	}
+	w.spare[k] = append(w.spare[k], ch[:0])
 }
 
 // NewWriter returns a Writer that writes to out, whose next byte is at
@@ -162,6 +229,11 @@ func (w *Writer) newNode(transition int) int32 {
 	}
 	n := &w.nodes[i]
 	ch := n.children[:0]
+	if cap(ch) > 4 {
+		// A large slice goes back to the pool; most nodes stay small.
+		w.putSpare(ch)
+		ch = nil
+	}
 	*n = wnode{children: ch, filePos: -1, branchSize: -1, nodeSize: -1,
 		transition: int16(transition), hasOutOfPageChildren: true}
 	return i
@@ -211,7 +283,7 @@ func (w *Writer) Add(key []byte, flags uint8, payload []byte) error {
 	ni := w.stack[len(w.stack)-1]
 	for _, b := range key[stackpos:] {
 		c := w.newNode(int(b))
-		w.nodes[ni].children = append(w.nodes[ni].children, c)
+		w.addChild(ni, c)
 		w.stack = append(w.stack, c)
 		ni = c
 	}

@@ -1,4 +1,4 @@
-package big
+package sorted
 
 import (
 	"math"
@@ -10,16 +10,15 @@ import (
 )
 
 // auxBuilders holds what is fed once per partition besides Data.db and
-// Index.db: Summary.db, Filter.db, the HyperLogLog++ cardinality and the
-// histograms of Statistics.db. The partition sink feeds the summary, filter,
-// cardinality and the size and cell histograms on its goroutine (keys are
-// hashed once: the writer passes the Murmur3 halves it computed for the
-// token); the writer's goroutine feeds the tombstone histogram.
+// the index layout's components: Filter.db, the HyperLogLog++ cardinality
+// and the histograms of Statistics.db. The partition sink feeds the
+// filter, cardinality and the size and cell histograms on its goroutine
+// (keys are hashed once: the writer passes the Murmur3 halves it computed
+// for the token); the writer's goroutine feeds the tombstone histogram.
 type auxBuilders struct {
 	v        version.Version
 	profile  version.Profile
 	fpChance float64
-	summary  *sstables.SummaryBuilder
 	filter   *sstables.BloomFilter
 	// sizeFilter says the filter is sized at Finish (ExpectedPartitions
 	// 0) from the keys' Murmur3 halves the sink keeps.
@@ -42,13 +41,9 @@ func newAuxBuilders(v version.Version, profile version.Profile, table *schema.Ta
 		fp = 0.01
 	}
 	a := &auxBuilders{
-		v:        v,
-		profile:  profile,
-		fpChance: fp,
-		summary: sstables.NewSummaryBuilder(sstables.SummaryOptions{
-			MinIndexInterval: table.Options.MinIndexInterval,
-			ExpectedKeys:     opts.ExpectedPartitions,
-		}),
+		v:          v,
+		profile:    profile,
+		fpChance:   fp,
 		hll:        sstables.NewHyperLogLog(),
 		sizes:      sstables.NewEstimatedHistogram(profile.PartitionSizeBuckets),
 		cells:      sstables.NewEstimatedHistogram(profile.CellCountBuckets),
@@ -73,7 +68,7 @@ func (a *auxBuilders) addDropTime(ldt int64) {
 		return
 	}
 	p := ldt
-	if r := p % tombstoneRoundSeconds; r != 0 {
+	if r := p % tombstoneRoundSeconds; r != 0 && !a.profile.UnroundedDropTimes {
 		p += tombstoneRoundSeconds - r
 	}
 	if !a.v.UIntDeletionTime() && p > math.MaxInt32 {
@@ -82,17 +77,14 @@ func (a *auxBuilders) addDropTime(ldt int64) {
 	a.tombstones.Update(float64(p))
 }
 
-// finish returns Summary.db and Filter.db; hashes are the keys' Murmur3
-// halves (h1, h2 pairs) when the filter is sized now.
-func (a *auxBuilders) finish(hashes []uint64) ([]componentBytes, error) {
+// finish returns Filter.db (none when the filter is disabled); hashes are
+// the keys' Murmur3 halves (h1, h2 pairs) when the filter is sized now.
+func (a *auxBuilders) finish(hashes []uint64) ([]Component, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
-	b, err := a.summary.AppendTo(nil)
-	if err != nil {
-		return nil, err
-	}
-	out := []componentBytes{{sstables.ComponentSummary, b}}
+	var out []Component
+	var err error
 	if a.sizeFilter {
 		n := int64(len(hashes) / 2)
 		if a.filter, err = sstables.NewBloomFilter(n, a.fpChance, a.v); err != nil {
@@ -103,7 +95,7 @@ func (a *auxBuilders) finish(hashes []uint64) ([]componentBytes, error) {
 		}
 	}
 	if a.filter != nil {
-		out = append(out, componentBytes{sstables.ComponentFilter, a.filter.AppendTo(nil)})
+		out = append(out, Component{sstables.ComponentFilter, a.filter.AppendTo(nil)})
 	}
 	return out, nil
 }
