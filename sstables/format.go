@@ -294,6 +294,11 @@ type ReaderOptions struct {
 	// that a full scan uses a second core; 0 means none. The scanner's
 	// Close stops the goroutine. Lookups never read ahead.
 	ReadAhead int
+	// Warn receives what the reader tolerates because the database of the
+	// version reads it too (see Warning) — at Open, on the first lookup
+	// (a Summary.db or Filter.db rebuilt in memory) and in Verify; nil
+	// drops the warnings.
+	Warn WarnFunc
 }
 
 // DefaultMaxValueSize is ReaderOptions.MaxValueSize's default: far above

@@ -28,11 +28,17 @@ import (
 //	u32 CRC-32 continued over the count and the entries
 //	each component's body followed by its own u32 CRC-32
 //
-// Writers list the components in type order, back to back. A reader finds
-// each at the offset the table gives, reads its fields and ignores what
-// follows them up to the next component (Cassandra 3.x and ScyllaDB never
-// look between components; some ScyllaDB files list them out of order with
-// bytes between them).
+// Writers list the components in type order, back to back. Before na a
+// reader finds each at the offset the table gives, reads its fields and
+// ignores what follows them up to the next component, as Cassandra 3.x and
+// ScyllaDB do (ScyllaDB lists them in hash order; some of its files have
+// bytes between them). Cassandra 4.0 and later instead derive each
+// component's length from the next listed offset and fail on a table not
+// in offset order (NegativeArraySizeException), so such a file is read
+// with a Warning saying so; from na on (checksummed, written only by
+// Cassandra 4.0+) it is a CorruptionError. A type outside the version's
+// four (three before ma) is refused, as Cassandra (MetadataType.values()
+// index) and ScyllaDB ("Invalid metadata type") refuse it.
 //
 //	type 0 VALIDATION  JavaUTF partitioner class, f64 bloom_filter_fp_chance
 //	type 1 COMPACTION  before ma: i32 n, n × i32 ancestor generation;
@@ -105,7 +111,8 @@ type Statistics struct {
 	// Header is the serialization header; nil before ma.
 	Header *SerializationHeader
 	// Oddities are what the decoder tolerated: bytes between or after
-	// components, components out of order, unknown component types.
+	// components, components listed out of offset order. Readers report
+	// each as a Warning (StatisticsWarnings).
 	Oddities []string
 }
 
@@ -242,8 +249,20 @@ func DecodeStatistics(b []byte, v version.Version, path string) (*Statistics, er
 	byOff := make([]entry, n)
 	copy(byOff, toc)
 	sort.SliceStable(byOff, func(i, j int) bool { return byOff[i].off < byOff[j].off })
-	if !sort.SliceIsSorted(toc, func(i, j int) bool { return toc[i].typ < toc[j].typ }) {
-		st.Oddities = append(st.Oddities, "the table of contents lists the metadata components out of type order")
+	if !sort.SliceIsSorted(toc, func(i, j int) bool { return toc[i].off < toc[j].off }) {
+		if checked {
+			return nil, Corruptf(path, string(comp), int64(tocAt), "the table of contents lists the metadata components out of offset order, which Cassandra 4.0 and later (the only writers and readers of version %s) cannot read", v)
+		}
+		st.Oddities = append(st.Oddities, "the table of contents lists the metadata components out of offset order: Cassandra 3.x and ScyllaDB read each at its offset, Cassandra 4.0 and later cannot read this file (they take a component's length from the next listed offset)")
+	}
+	types := []int32{MetadataValidation, MetadataCompaction, MetadataStats}
+	if !v.LegacyCells() {
+		types = append(types, MetadataHeader)
+	}
+	for i, e := range toc {
+		if e.typ < 0 || int(e.typ) >= len(types) {
+			return nil, Corruptf(path, string(comp), int64(tocAt+8*i), "metadata component of unknown type %d (version %s has types 0 to %d)", e.typ, v, len(types)-1)
+		}
 	}
 	bodies := map[int32][]byte{}
 	offsets := map[int32]int64{}
@@ -271,15 +290,6 @@ func DecodeStatistics(b []byte, v version.Version, path string) (*Statistics, er
 		}
 		bodies[e.typ] = body
 		offsets[e.typ] = int64(e.off)
-	}
-	types := []int32{MetadataValidation, MetadataCompaction, MetadataStats}
-	if !v.LegacyCells() {
-		types = append(types, MetadataHeader)
-	}
-	for typ := range bodies {
-		if typ < 0 || int(typ) >= len(types) {
-			st.Oddities = append(st.Oddities, fmt.Sprintf("metadata component of unknown type %d ignored", typ))
-		}
 	}
 	for _, typ := range types {
 		body, ok := bodies[typ]
@@ -310,7 +320,7 @@ func DecodeStatistics(b []byte, v version.Version, path string) (*Statistics, er
 			return nil, br.Err()
 		}
 		if br.Remaining() != 0 {
-			st.Oddities = append(st.Oddities, fmt.Sprintf("%d bytes after metadata component %d (at offset %d) are not read", br.Remaining(), typ, br.Offset()))
+			st.Oddities = append(st.Oddities, fmt.Sprintf("%d bytes after metadata component %d (at offset %d) are not read, as Cassandra and ScyllaDB do not read them", br.Remaining(), typ, br.Offset()))
 		}
 	}
 	return st, nil

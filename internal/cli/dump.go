@@ -54,7 +54,7 @@ func Dump(env *Env, opts DumpOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := openSSTable(desc, table)
+	r, err := openSSTableWarn(desc, table, warnPrinter(env))
 	if err != nil {
 		return err
 	}

@@ -2,10 +2,8 @@ package big
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"sync"
 
 	"github.com/castable-db/castable/dht"
@@ -41,6 +39,8 @@ type Reader struct {
 	maxValue int64
 	// readAhead is sstables.ReaderOptions.ReadAhead.
 	readAhead int
+	// warn is sstables.ReaderOptions.Warn.
+	warn sstables.WarnFunc
 }
 
 // isBigVersion reports whether v is one of this package's versions.
@@ -63,22 +63,14 @@ func open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if fsys == nil {
 		fsys = sstables.OSFS
 	}
-	r := &Reader{desc: desc, fsys: fsys, maxValue: opts.EffectiveMaxValueSize(), readAhead: opts.ReadAhead}
-	toc, err := sstables.ReadTOC(fsys, desc)
-	switch {
-	case err == nil:
-		r.toc = toc
-	case errors.Is(err, fs.ErrNotExist):
-		// Some test corpora ship without TOC.txt; probe the files.
-	default:
-		return nil, err
-	}
-	statsPath := desc.Path(sstables.ComponentStatistics)
-	b, err := readComponent(fsys, statsPath, sstables.ComponentStatistics, sstables.MaxStatisticsSize)
+	r := &Reader{desc: desc, fsys: fsys, maxValue: opts.EffectiveMaxValueSize(), readAhead: opts.ReadAhead, warn: opts.Warn}
+	toc, err := sstables.OpenTOC(fsys, desc, opts.Warn)
 	if err != nil {
 		return nil, err
 	}
-	if r.stats, err = sstables.DecodeStatistics(b, desc.Version, statsPath); err != nil {
+	r.toc = toc
+	statsPath := desc.Path(sstables.ComponentStatistics)
+	if r.stats, err = sstables.ReadStatistics(fsys, desc, opts.Warn); err != nil {
 		return nil, err
 	}
 	if r.part, err = sstables.FilePartitioner(r.stats.Partitioner, statsPath); err != nil {
@@ -103,33 +95,11 @@ func open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if chance == 0 {
 		chance = table.Options.CRCCheckChance
 	}
-	r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance})
+	r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance, Warn: opts.Warn})
 	if err != nil {
 		return nil, err
 	}
 	return r, nil
-}
-
-// readComponent reads a whole small component, refusing one larger than
-// limit.
-func readComponent(fsys sstables.FS, path string, c sstables.Component, limit int64) ([]byte, error) {
-	f, err := fsys.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size, err := f.Size()
-	if err != nil {
-		return nil, err
-	}
-	if size > limit {
-		return nil, sstables.Corruptf(path, string(c), -1, "file of %d bytes is larger than the %d accepted", size, limit)
-	}
-	b := make([]byte, size)
-	if n, err := f.ReadAt(b, 0); n != len(b) {
-		return nil, &sstables.CorruptionError{Path: path, Component: string(c), Offset: int64(n), Reason: "short read", Err: err}
-	}
-	return b, nil
 }
 
 // Descriptor implements sstables.Reader.

@@ -33,7 +33,7 @@ import (
 //
 // Statistics.db was parsed by Open.
 func (r *Reader) Verify() error {
-	rep, err := sstables.VerifySSTable(r.desc, sstables.VerifyOptions{FS: r.fsys})
+	rep, err := sstables.VerifySSTable(r.desc, sstables.VerifyOptions{FS: r.fsys, Warn: r.warn})
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 			if err := checkSummaryEnd(); err != nil {
 				return nil, nil, err
 			}
-			if err := rebuild.Check(r.desc.Path(sstables.ComponentFilter)); err != nil {
+			if err := rebuild.Check(r.desc.Path(sstables.ComponentFilter), r.warn); err != nil {
 				return nil, nil, err
 			}
 			return firstKey, prevKey, nil
