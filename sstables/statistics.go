@@ -307,7 +307,7 @@ func DecodeStatistics(b []byte, v version.Version, path string) (*Statistics, er
 			}
 			st.Cardinality = br.IntBytes()
 		case MetadataStats:
-			decodeStats(br, &st.Stats, v)
+			decodeStats(br, &st.Stats, v, &st.Oddities)
 		case MetadataHeader:
 			h, off, err := DecodeSerializationHeader(body, v.UIntDeletionTime())
 			if err != nil {
@@ -362,18 +362,21 @@ func decodeValues(r *ByteReader) [][]byte {
 	return vals
 }
 
-func decodeBool(r *ByteReader) bool {
+// decodeBool reads a boolean as Java's DataInput.readBoolean does: any
+// byte but 0 is true. Cassandra and ScyllaDB write 0 or 1; another value is
+// recorded in odd.
+func decodeBool(r *ByteReader, odd *[]string) bool {
 	off := r.Offset()
 	b := r.U8()
 	if r.Err() == nil && b > 1 {
-		r.FailAt(off, "boolean byte %d", b)
+		*odd = append(*odd, fmt.Sprintf("boolean byte %d at offset %d is read as true, as Java's readBoolean reads it (writers write 0 or 1)", b, off))
 	}
-	return b == 1
+	return b != 0
 }
 
 // decodeOptional16 reads a presence byte and, when set, 16 bytes.
-func decodeOptional16(r *ByteReader) []byte {
-	if decodeBool(r) {
+func decodeOptional16(r *ByteReader, odd *[]string) []byte {
+	if decodeBool(r, odd) {
 		return r.Bytes(16)
 	}
 	return nil
@@ -386,7 +389,7 @@ func decodeLDT(r *ByteReader, v version.Version) int64 {
 	return FromLegacyDeletionTime(r.I32())
 }
 
-func decodeStats(r *ByteReader, s *Stats, v version.Version) {
+func decodeStats(r *ByteReader, s *Stats, v version.Version, odd *[]string) {
 	var err error
 	if s.PartitionSizes, err = ParseEstimatedHistogram(r); err != nil {
 		return
@@ -422,7 +425,7 @@ func decodeStats(r *ByteReader, s *Stats, v version.Version) {
 	if v.HasImprovedMinMax() {
 		s.CoveredClustering = decodeSlice(r)
 	}
-	s.HasLegacyCounterShards = decodeBool(r)
+	s.HasLegacyCounterShards = decodeBool(r, odd)
 	if !v.LegacyCells() {
 		s.TotalColumnsSet, s.TotalRows = r.I64(), r.I64()
 	}
@@ -443,16 +446,16 @@ func decodeStats(r *ByteReader, s *Stats, v version.Version) {
 		}
 	}
 	if v.HasPendingRepair() {
-		s.PendingRepair = decodeOptional16(r)
+		s.PendingRepair = decodeOptional16(r, odd)
 	}
 	if v.HasIsTransient() {
-		s.IsTransient = decodeBool(r)
+		s.IsTransient = decodeBool(r, odd)
 	}
 	if v.HasOriginatingHostID() {
-		s.OriginatingHostID = decodeOptional16(r)
+		s.OriginatingHostID = decodeOptional16(r, odd)
 	}
 	if v.HasPartitionLevelDeletionsPresenceMarker() {
-		s.HasPartitionLevelDeletions = decodeBool(r)
+		s.HasPartitionLevelDeletions = decodeBool(r, odd)
 	}
 	if v.HasTrailingImprovedMinMax() {
 		s.CoveredClustering = decodeSlice(r)

@@ -119,3 +119,47 @@ func TestStatisticsOutOfOrderWithGaps(t *testing.T) {
 func statsCRCTable(count, toc []byte) uint32 {
 	return crc32.Update(statsCRC(count), crc32.IEEETable, toc)
 }
+
+// TestStatisticsBooleanAsJava: a boolean of Statistics.db holding a byte
+// other than 0 or 1 is read as true, as Java's readBoolean (Cassandra's
+// MetadataSerializer) reads it, with an oddity that readers warn about; it
+// was a CorruptionError. Shown on Cassandra 3.11's own legacy_me_simple
+// with its has_legacy_counter_shards byte set to 7.
+func TestStatisticsBooleanAsJava(t *testing.T) {
+	ts := testdata.Supported(t, "cassandra-legacy/me/legacy_me_simple")[0]
+	v := version.MustParse(ts.Version)
+	b := readTestFile(t, ts.Path("Statistics.db"))
+	st, err := DecodeStatistics(b, v, "orig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Stats.HasLegacyCounterShards {
+		t.Fatal("legacy_me_simple has legacy counter shards: pick another file")
+	}
+	st.Stats.HasLegacyCounterShards = true
+	flipped, err := AppendStatistics(nil, st, v)
+	if err != nil || len(flipped) != len(b) {
+		t.Fatalf("re-encoding: %v (%d bytes, want %d)", err, len(flipped), len(b))
+	}
+	at := -1
+	for i := range b {
+		if b[i] != flipped[i] {
+			if at >= 0 || b[i] != 0 || flipped[i] != 1 {
+				t.Fatalf("setting has_legacy_counter_shards changes more than one 0 byte into 1 (offset %d)", i)
+			}
+			at = i
+		}
+	}
+	if at < 0 {
+		t.Fatal("has_legacy_counter_shards not found")
+	}
+	odd := append([]byte(nil), b...)
+	odd[at] = 7
+	got, err := DecodeStatistics(odd, v, "odd")
+	if err != nil {
+		t.Fatalf("a boolean byte 7: %v, want it read as true", err)
+	}
+	if !got.Stats.HasLegacyCounterShards || len(got.Oddities) != 1 || !strings.Contains(got.Oddities[0], "readBoolean") {
+		t.Fatalf("a boolean byte 7: has_legacy_counter_shards %v, oddities %q", got.Stats.HasLegacyCounterShards, got.Oddities)
+	}
+}
