@@ -192,6 +192,10 @@ type ClusteringBound struct {
 // writes.
 const Murmur3Partitioner = "org.apache.cassandra.dht.Murmur3Partitioner"
 
+// DefaultBloomFilterFPChance is a table's default bloom_filter_fp_chance,
+// assumed for a Statistics.db without VALIDATION component.
+const DefaultBloomFilterFPChance = 0.01
+
 // javaDoubleBits is Java's Double.doubleToLongBits, which DataOutput's
 // writeDouble uses: every NaN is written as the canonical 0x7ff8000000000000
 // (Go's math.NaN() has other bits).
@@ -294,6 +298,19 @@ func DecodeStatistics(b []byte, v version.Version, path string) (*Statistics, er
 	for _, typ := range types {
 		body, ok := bodies[typ]
 		if !ok {
+			// Cassandra's SSTableReader.open deserializes only VALIDATION,
+			// STATS and HEADER, and skips the partitioner check when
+			// VALIDATION is absent ("no stats available"); it rebuilds the
+			// bloom filter then, with the table's fp chance.
+			switch typ {
+			case MetadataCompaction:
+				st.Oddities = append(st.Oddities, "no COMPACTION metadata component (ancestors, cardinality): read as Cassandra opens it, which never reads that component at open")
+				continue
+			case MetadataValidation:
+				st.Partitioner, st.BloomFilterFPChance = Murmur3Partitioner, DefaultBloomFilterFPChance
+				st.Oddities = append(st.Oddities, fmt.Sprintf("no VALIDATION metadata component: the partitioner is taken to be %s, the default one Cassandra then assumes by skipping its check, and the bloom filter chance %g, the table default", Murmur3Partitioner, DefaultBloomFilterFPChance))
+				continue
+			}
 			return nil, Corruptf(path, string(comp), -1, "metadata component %d missing", typ)
 		}
 		br := NewByteReader(body, path, comp, offsets[typ])

@@ -163,3 +163,59 @@ func TestStatisticsBooleanAsJava(t *testing.T) {
 		t.Fatalf("a boolean byte 7: has_legacy_counter_shards %v, oddities %q", got.Stats.HasLegacyCounterShards, got.Oddities)
 	}
 }
+
+// dropStatisticsComponent returns the (pre-na) Statistics.db b without the
+// table-of-contents entry of metadata type typ; the bodies stay where they
+// were, so the dropped one becomes bytes between components.
+func dropStatisticsComponent(t *testing.T, b []byte, typ int) []byte {
+	t.Helper()
+	n := int(binary.BigEndian.Uint32(b))
+	out := binary.BigEndian.AppendUint32(nil, uint32(n-1))
+	found := false
+	for i := 0; i < n; i++ {
+		ty, off := binary.BigEndian.Uint32(b[4+8*i:]), binary.BigEndian.Uint32(b[8+8*i:])
+		if int(ty) == typ {
+			found = true
+			continue
+		}
+		out = binary.BigEndian.AppendUint32(out, ty)
+		out = binary.BigEndian.AppendUint32(out, off-8)
+	}
+	if !found {
+		t.Fatalf("no metadata component %d", typ)
+	}
+	return append(out, b[4+8*n:]...)
+}
+
+// TestStatisticsWithoutValidationOrCompaction: Cassandra's
+// SSTableReader.open deserializes only VALIDATION, STATS and HEADER and
+// skips its partitioner check without VALIDATION, so a Statistics.db
+// lacking COMPACTION, or VALIDATION, is read (the partitioner taken to be
+// Murmur3, the fp chance 0.01), with an oddity; one lacking STATS is still
+// a CorruptionError. Shown on Cassandra 3.11's legacy_me_simple.
+func TestStatisticsWithoutValidationOrCompaction(t *testing.T) {
+	ts := testdata.Supported(t, "cassandra-legacy/me/legacy_me_simple")[0]
+	v := version.MustParse(ts.Version)
+	b := readTestFile(t, ts.Path("Statistics.db"))
+	want, err := DecodeStatistics(b, v, "orig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeStatistics(dropStatisticsComponent(t, b, MetadataCompaction), v, "no-compaction")
+	if err != nil {
+		t.Fatalf("without COMPACTION: %v", err)
+	}
+	if got.Partitioner != want.Partitioner || got.Cardinality != nil || !strings.Contains(strings.Join(got.Oddities, "\n"), "no COMPACTION") {
+		t.Fatalf("without COMPACTION: partitioner %q, cardinality %d bytes, oddities %q", got.Partitioner, len(got.Cardinality), got.Oddities)
+	}
+	got, err = DecodeStatistics(dropStatisticsComponent(t, b, MetadataValidation), v, "no-validation")
+	if err != nil {
+		t.Fatalf("without VALIDATION: %v", err)
+	}
+	if got.Partitioner != Murmur3Partitioner || got.BloomFilterFPChance != 0.01 || !strings.Contains(strings.Join(got.Oddities, "\n"), "no VALIDATION") {
+		t.Fatalf("without VALIDATION: partitioner %q, fp %g, oddities %q", got.Partitioner, got.BloomFilterFPChance, got.Oddities)
+	}
+	if _, err := DecodeStatistics(dropStatisticsComponent(t, b, MetadataStats), v, "no-stats"); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("without STATS: %v, want a CorruptionError", err)
+	}
+}
