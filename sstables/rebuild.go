@@ -42,8 +42,9 @@ type RebuildResult struct {
 	// TOCUpdated says TOC.txt was written (it did not list a written
 	// component, or did not exist).
 	TOCUpdated bool
-	// Skipped says, for each lookup component not written, why (it
-	// exists, or the SSTable has no bloom filter: fp chance 1).
+	// Skipped says, for each lookup component not written, why: "exists",
+	// or a sentence (a Summary.db that does not parse, no bloom filter
+	// because the fp chance is 1).
 	Skipped map[Component]string
 }
 
@@ -93,6 +94,9 @@ func RebuildComponents(r Reader, opts RebuildOptions) (*RebuildResult, error) {
 	wantSummary, wantFilter := !hasSummary, !hasFilter && fp > 0 && fp < 1
 	if hasSummary {
 		res.Skipped[ComponentSummary] = "exists"
+		if _, err := ReadSummary(fsys, desc, SummaryReadOptions{Boundaries: desc.Version.SummaryBoundaries(), DataCompressed: compressed}); errors.Is(err, ErrCorrupt) {
+			res.Skipped[ComponentSummary] = fmt.Sprintf("exists but does not parse (%v): left as it is, since rebuild never modifies a component; remove it and rebuild", err)
+		}
 	}
 	switch {
 	case hasFilter:

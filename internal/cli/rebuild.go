@@ -55,6 +55,11 @@ func Rebuild(env *Env, opts RebuildOptions) error {
 			}
 			continue
 		}
+		for _, c := range []sstables.Component{sstables.ComponentSummary, sstables.ComponentFilter} {
+			if why, ok := res.Skipped[c]; ok && strings.HasPrefix(why, "exists but") {
+				warn.Warn(sstables.Warning{Path: d.Path(c), Component: string(c), Offset: -1, Reason: why})
+			}
+		}
 		if len(res.Written) == 0 {
 			fmt.Fprintf(env.stdout(), "complete %s\n", d)
 			continue

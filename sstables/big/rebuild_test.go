@@ -15,6 +15,7 @@ import (
 // the exact partition count as a flush sizes it), touches no other file,
 // leaves a TOC.txt that lists them alone, and appends them to one that does
 // not. The result verifies without warnings. A second run writes nothing.
+// A Summary.db that does not parse is never modified: rebuild says so.
 func TestRebuildComponentsWritesWhatWasLost(t *testing.T) {
 	n := 0
 	for _, ref := range refSSTables(t, false) {
@@ -99,6 +100,23 @@ func TestRebuildComponentsWritesWhatWasLost(t *testing.T) {
 				}
 				m.Set(desc.Path(sstables.ComponentTOC), toc)
 			}
+
+			// A Summary.db that does not parse is left as it is and said so.
+			m.Set(desc.Path(sstables.ComponentSummary), summary[:3])
+			m.Remove(desc.Path(sstables.ComponentFilter))
+			r, err := Open(desc, nil, sstables.ReaderOptions{FS: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := sstables.RebuildComponents(r, sstables.RebuildOptions{FS: m})
+			r.Close()
+			if err != nil || len(res.Written) != 1 || res.Written[0] != sstables.ComponentFilter || !strings.Contains(res.Skipped[sstables.ComponentSummary], "does not parse") {
+				t.Fatalf("with a damaged Summary.db: %+v, %v; want Filter.db written and the summary named", res, err)
+			}
+			if got, _ := m.Get(desc.Path(sstables.ComponentSummary)); !bytes.Equal(got, summary[:3]) {
+				t.Fatal("the damaged Summary.db was modified")
+			}
+			m.Set(desc.Path(sstables.ComponentSummary), summary)
 		})
 	}
 	if n == 0 {
