@@ -44,7 +44,7 @@ func Verify(env *Env, opts VerifyOptions) error {
 	}
 	prog := newProgress(env, "verify", total)
 	start := time.Now()
-	failed, warnedTotal := 0, 0
+	failed, warnedTotal, strictFailed := 0, 0, 0
 	var firstErr error
 	for _, d := range descs {
 		var warnings sstables.WarningList
@@ -57,6 +57,7 @@ func Verify(env *Env, opts VerifyOptions) error {
 			warnedTotal++
 			if err == nil && opts.Strict {
 				err = &StrictError{SSTable: d.String(), Warnings: warnings.Warnings()}
+				strictFailed++
 			}
 		}
 		if err != nil {
@@ -72,8 +73,12 @@ func Verify(env *Env, opts VerifyOptions) error {
 		prog.addSSTables(1)
 	}
 	prog.finish()
-	env.infof("castable verify: %d SSTables, %d sound, %d damaged, %d with warnings, %s of Data.db in %s",
-		len(descs), len(descs)-failed, failed, warnedTotal, humanBytes(total), roundDuration(time.Since(start)))
+	strict := ""
+	if strictFailed > 0 {
+		strict = fmt.Sprintf(" (%d failed only for them: --strict)", strictFailed)
+	}
+	env.infof("castable verify: %d SSTables, %d sound, %d damaged, %d with warnings%s, %s of Data.db in %s",
+		len(descs), len(descs)-failed, failed-strictFailed, warnedTotal, strict, humanBytes(total), roundDuration(time.Since(start)))
 	if failed > 0 {
 		return &reportedError{err: fmt.Errorf("%d of %d SSTables failed verification", failed, len(descs)), first: firstErr}
 	}
