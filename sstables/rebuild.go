@@ -10,8 +10,8 @@ import (
 // Writing back a missing Summary.db and Filter.db (castable rebuild).
 //
 // Cassandra rebuilds both from Index.db when it opens an SSTable without
-// them and then saves them (SSTableReader.load: saveSummary, and since 3.x
-// saveBloomFilter). castable's readers rebuild them in memory only, since
+// them and then saves the summary (SSTableReader.load: saveSummary; later
+// releases save the filter too, saveBloomFilter). castable's readers rebuild them in memory only, since
 // a reader never writes into what it reads; RebuildComponents is the
 // explicit step that writes them back. It never modifies an existing
 // component: each new file is written under its temporary name, synced,
