@@ -11,9 +11,9 @@ import (
 //
 // Cassandra rebuilds both from Index.db when it opens an SSTable without
 // them and then saves the summary (SSTableReader.load: saveSummary; later
-// releases save the filter too, saveBloomFilter). castable's readers rebuild them in memory only, since
-// a reader never writes into what it reads; RebuildComponents is the
-// explicit step that writes them back. It never modifies an existing
+// releases save the filter too, saveBloomFilter). castable's readers
+// rebuild them in memory only, since a reader never writes into what it
+// reads; RebuildComponents is the explicit step that writes them back. It never modifies an existing
 // component: each new file is written under its temporary name, synced,
 // renamed into place and the directory synced; TOC.txt comes last, and
 // only when it does not list a written component already (its lines are
