@@ -35,6 +35,10 @@ type DataReaderOptions struct {
 	// Warn receives what the reader tolerates (a CRC.db with more or fewer
 	// checksums than chunks); nil drops it.
 	Warn WarnFunc
+	// WarnCRCMismatch reads an uncompressed chunk whose CRC.db checksum
+	// does not match with a Warning instead of a CorruptionError (see
+	// ReaderOptions.WarnUncompressedCRC); Verify still fails it.
+	WarnCRCMismatch bool
 }
 
 // DataReader gives random and sequential access to the uncompressed
@@ -60,7 +64,10 @@ type DataReader struct {
 	crcChunks int
 	cs        checksummer.Checksummer
 	chance    float64
-	newComp   func(compress.Params) (compress.Compressor, error)
+	// warnCRC, when set, receives uncompressed checksum mismatches, which
+	// are then not errors (DataReaderOptions.WarnCRCMismatch).
+	warnCRC WarnFunc
+	newComp func(compress.Params) (compress.Compressor, error)
 
 	mu    sync.Mutex
 	cache chunkCache
@@ -86,6 +93,12 @@ func NewDataReader(f io.ReaderAt, size int64, path string, info *CompressionInfo
 		}
 	}
 	r := &DataReader{f: f, path: path, size: size, info: info, crc: crc, cs: cs, newComp: opts.NewCompressor}
+	if opts.WarnCRCMismatch {
+		r.warnCRC = opts.Warn
+		if r.warnCRC == nil {
+			r.warnCRC = func(Warning) {}
+		}
+	}
 	if r.newComp == nil {
 		r.newComp = compress.NewCompressor
 	}
@@ -226,7 +239,10 @@ func (r *DataReader) load(c *chunkCache, i int) error {
 		}
 		if verify && r.crc != nil && i < r.crcChunks {
 			if got, want := r.cs.Update(r.cs.Init(), c.buf), r.crc.Checksums[i]; got != want {
-				return r.corrupt(start, nil, "chunk %d checksum mismatch: CRC.db has %08x, data gives %08x", i, want, got)
+				if r.warnCRC == nil {
+					return r.corrupt(start, nil, "chunk %d checksum mismatch: CRC.db has %08x, data gives %08x", i, want, got)
+				}
+				r.warnCRC.Warnf(r.path, ComponentData, start, "chunk %d checksum mismatch (CRC.db has %08x, data gives %08x): read anyway, as Cassandra's and ScyllaDB's read paths never consult CRC.db; verify fails", i, want, got)
 			}
 		}
 		c.idx = i

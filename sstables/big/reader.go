@@ -95,7 +95,7 @@ func open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if chance == 0 {
 		chance = table.Options.CRCCheckChance
 	}
-	r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance, Warn: opts.Warn})
+	r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance, Warn: opts.Warn, WarnCRCMismatch: opts.WarnUncompressedCRC})
 	if err != nil {
 		return nil, err
 	}

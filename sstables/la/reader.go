@@ -72,7 +72,7 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if chance == 0 && table != nil {
 		chance = table.Options.CRCCheckChance
 	}
-	if r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance, Warn: opts.Warn}); err != nil {
+	if r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance, Warn: opts.Warn, WarnCRCMismatch: opts.WarnUncompressedCRC}); err != nil {
 		return nil, err
 	}
 	if table == nil {
