@@ -1,6 +1,10 @@
 package sstables
 
-import "github.com/castable-db/castable/dht"
+import (
+	"math/bits"
+
+	"github.com/castable-db/castable/dht"
+)
 
 // FilterRebuild re-creates, during Verify, the bloom filter of an SSTable
 // from its keys: a filter holds exactly the keys written (flush, compaction
@@ -31,17 +35,26 @@ func (r *FilterRebuild) Add(key []byte) bool {
 	return r.stored.MightContainHash(h1, h2)
 }
 
-// Check compares the stored filter with the one the keys built; the error
-// names path (Filter.db) and the offset of the first differing word.
-func (r *FilterRebuild) Check(path string) error {
+// Check compares the stored filter with the one the keys built. A bit set
+// by no key only costs lookups a false positive and no database checks for
+// it, so it is reported to warn (naming path, Filter.db, and the offset of
+// the first such word), not as an error. A key whose bits are not all set
+// is what Add reports: a lookup of it would find nothing.
+func (r *FilterRebuild) Check(path string, warn WarnFunc) error {
 	if r.stored == nil {
 		return nil
 	}
+	extra, first := 0, -1
 	for i, w := range r.stored.words {
-		if w != r.rebuilt.words[i] {
-			return Corruptf(path, string(ComponentFilter), int64(8+8*i),
-				"bits %016x of word %d are set by no partition key", w&^r.rebuilt.words[i], i)
+		if x := w &^ r.rebuilt.words[i]; x != 0 {
+			extra += bits.OnesCount64(x)
+			if first < 0 {
+				first = i
+			}
 		}
+	}
+	if extra > 0 {
+		warn.Warnf(path, ComponentFilter, int64(8+8*first), "%d bits (the first in word %d) are set by no partition key: lookups get false positives only, which no database checks for", extra, first)
 	}
 	return nil
 }

@@ -80,18 +80,35 @@ func ReadCRC(fsys FS, desc Descriptor) (*CRCInfo, error) {
 // checksums or one more holding the empty-input checksum of alg (whose
 // initial value is init). A mismatch is reported against Data.db (dataPath),
 // whose size disagrees with CRC.db, at the offset of the first chunk the two
-// disagree on.
+// disagree on. Readers use CRCCoverage instead, which tolerates what
+// Cassandra's read path tolerates.
 func (c *CRCInfo) ChunkCount(dataLen int64, alg checksummer.Algorithm, dataPath string) (int, error) {
+	want, extra := c.CRCCoverage(dataLen, alg)
+	if extra != 0 {
+		have := int64(len(c.Checksums))
+		return 0, Corruptf(dataPath, string(ComponentData), min(have, int64(want))*int64(c.ChunkSize),
+			"file of %d bytes makes %d chunks of %d bytes, CRC.db has %d checksums", dataLen, want, c.ChunkSize, have)
+	}
+	return want, nil
+}
+
+// CRCCoverage returns the number of chunks of a Data.db of dataLen bytes
+// and how many checksums c has beyond them (negative: how many chunks have
+// none). The one extra empty-input checksum of alg that a Cassandra 3.x
+// rewrite leaves is not counted as extra.
+//
+// Cassandra's read path never consults CRC.db; its checksum validator (used
+// when streaming, and by ScyllaDB's validate-checksums) reads one checksum
+// per chunk and never looks past the last. So checksums beyond the last
+// chunk are read with a Warning, and chunks without a checksum are read
+// unverified with a Warning, but fail Verify.
+func (c *CRCInfo) CRCCoverage(dataLen int64, alg checksummer.Algorithm) (chunks, extra int) {
 	want := (dataLen + int64(c.ChunkSize) - 1) / int64(c.ChunkSize)
 	have := int64(len(c.Checksums))
-	switch {
-	case have == want:
-		return int(want), nil
-	case have == want+1 && c.Checksums[want] == emptyChecksum(alg):
-		return int(want), nil
+	if have == want+1 && c.Checksums[want] == emptyChecksum(alg) {
+		return int(want), 0
 	}
-	return 0, Corruptf(dataPath, string(ComponentData), min(have, want)*int64(c.ChunkSize),
-		"file of %d bytes makes %d chunks of %d bytes, CRC.db has %d checksums", dataLen, want, c.ChunkSize, have)
+	return int(want), int(have - want)
 }
 
 // emptyChecksum is the checksum of empty input.

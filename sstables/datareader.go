@@ -32,6 +32,13 @@ type DataReaderOptions struct {
 	// NewCompressor creates the decompressors; nil means
 	// compress.NewCompressor.
 	NewCompressor func(compress.Params) (compress.Compressor, error)
+	// Warn receives what the reader tolerates (a CRC.db with more or fewer
+	// checksums than chunks); nil drops it.
+	Warn WarnFunc
+	// WarnCRCMismatch reads an uncompressed chunk whose CRC.db checksum
+	// does not match with a Warning instead of a CorruptionError (see
+	// ReaderOptions.WarnUncompressedCRC); Verify still fails it.
+	WarnCRCMismatch bool
 }
 
 // DataReader gives random and sequential access to the uncompressed
@@ -52,8 +59,14 @@ type DataReader struct {
 	params  compress.Params
 	chunk   int64 // uncompressed bytes per chunk
 	nchunks int   // chunks holding data
-	cs      checksummer.Checksummer
-	chance  float64
+	// crcChunks is the number of chunks CRC.db has a checksum for (all of
+	// them unless CRC.db is short).
+	crcChunks int
+	cs        checksummer.Checksummer
+	chance    float64
+	// warnCRC, when set, receives uncompressed checksum mismatches, which
+	// are then not errors (DataReaderOptions.WarnCRCMismatch).
+	warnCRC WarnFunc
 	newComp func(compress.Params) (compress.Compressor, error)
 
 	mu    sync.Mutex
@@ -80,6 +93,12 @@ func NewDataReader(f io.ReaderAt, size int64, path string, info *CompressionInfo
 		}
 	}
 	r := &DataReader{f: f, path: path, size: size, info: info, crc: crc, cs: cs, newComp: opts.NewCompressor}
+	if opts.WarnCRCMismatch {
+		r.warnCRC = opts.Warn
+		if r.warnCRC == nil {
+			r.warnCRC = func(Warning) {}
+		}
+	}
 	if r.newComp == nil {
 		r.newComp = compress.NewCompressor
 	}
@@ -108,11 +127,19 @@ func NewDataReader(f io.ReaderAt, size int64, path string, info *CompressionInfo
 		r.chunk = CRCChunkSize
 		if crc != nil {
 			r.chunk = int64(crc.ChunkSize)
-			if _, err := crc.ChunkCount(size, cs.Algorithm(), path); err != nil {
-				return nil, err
-			}
 		}
 		r.nchunks = int((size + r.chunk - 1) / r.chunk)
+		r.crcChunks = r.nchunks
+		if crc != nil {
+			crcPath := siblingPath(path, ComponentCRC)
+			switch _, extra := crc.CRCCoverage(size, cs.Algorithm()); {
+			case extra > 0:
+				opts.Warn.Warnf(crcPath, ComponentCRC, 4+4*int64(r.nchunks), "holds %d checksums for the %d chunks of Data.db (%d bytes): the %d after the last chunk are not read, as Cassandra's checksum validator never reads them", len(crc.Checksums), r.nchunks, size, extra)
+			case extra < 0:
+				r.crcChunks = len(crc.Checksums)
+				opts.Warn.Warnf(crcPath, ComponentCRC, -1, "holds %d checksums for the %d chunks of Data.db (%d bytes): Data.db from offset %d is read unverified, as Cassandra's read path (which never consults CRC.db) reads it; verify fails", len(crc.Checksums), r.nchunks, size, int64(r.crcChunks)*r.chunk)
+			}
+		}
 	}
 	r.cache.idx = -1
 	return r, nil
@@ -210,9 +237,12 @@ func (r *DataReader) load(c *chunkCache, i int) error {
 		if err := readFullAt(r.f, c.buf, start); err != nil {
 			return r.corrupt(start, err, "chunk %d: reading %d bytes", i, n)
 		}
-		if verify && r.crc != nil {
+		if verify && r.crc != nil && i < r.crcChunks {
 			if got, want := r.cs.Update(r.cs.Init(), c.buf), r.crc.Checksums[i]; got != want {
-				return r.corrupt(start, nil, "chunk %d checksum mismatch: CRC.db has %08x, data gives %08x", i, want, got)
+				if r.warnCRC == nil {
+					return r.corrupt(start, nil, "chunk %d checksum mismatch: CRC.db has %08x, data gives %08x", i, want, got)
+				}
+				r.warnCRC.Warnf(r.path, ComponentData, start, "chunk %d checksum mismatch (CRC.db has %08x, data gives %08x): read anyway, as Cassandra's and ScyllaDB's read paths never consult CRC.db; verify fails", i, want, got)
 			}
 		}
 		c.idx = i
@@ -434,6 +464,10 @@ func (r *DataReader) Verify() (*DataVerifyResult, error) {
 	var c chunkCache
 	c.idx = -1
 	if r.info == nil {
+		if r.crc != nil && r.crcChunks < r.nchunks {
+			start := int64(r.crcChunks) * r.chunk
+			return nil, r.corrupt(start, nil, "file of %d bytes makes %d chunks of %d bytes, CRC.db has %d checksums", r.length, r.nchunks, r.chunk, len(r.crc.Checksums))
+		}
 		comb := fixedCombiner(cs, r.chunk)
 		for i := 0; i < r.nchunks; i++ {
 			start := int64(i) * r.chunk

@@ -40,7 +40,10 @@ const TempPrefix = "tmp-"
 // identifier. File names are "<version>-<id>-<kind>-<Component>", the kind
 // being "big" or "bti" (version.Version.FileKind) and the identifier a
 // generation number or, from Cassandra 4.1, a time-based UUID in base 36
-// ("nb-3gll_1kke_3qdyo2i4kzfpt3cqcy-big-Data.db").
+// ("nb-3gll_1kke_3qdyo2i4kzfpt3cqcy-big-Data.db"). Cassandra 2.1 (ka) and
+// older name them "<keyspace>-<table>-<version>-<generation>-<Component>"
+// ("ks-users-ka-3-Data.db"; "ks-users-tmp-ka-3-Data.db" while being
+// written); such a descriptor has Keyspace and Table set.
 type Descriptor struct {
 	Dir     string
 	Version version.Version
@@ -49,6 +52,9 @@ type Descriptor struct {
 	// UUID is the 28-character UUID-based identifier; empty for a
 	// generation number.
 	UUID string
+	// Keyspace and Table are set for the pre-2.2 file names that start
+	// with them (version.Version.LegacyFileName); empty otherwise.
+	Keyspace, Table string
 }
 
 // ID returns the identifier as it appears in file names.
@@ -65,7 +71,17 @@ func (d Descriptor) Filename(c Component) string {
 }
 
 func (d Descriptor) prefix() string {
+	if d.Keyspace != "" || d.Table != "" {
+		return d.Keyspace + "-" + d.Table + "-" + d.Version.String() + "-" + d.ID()
+	}
 	return d.Version.String() + "-" + d.ID() + "-" + d.Version.FileKind()
+}
+
+// SameSSTable reports whether d and o name the same SSTable: identifier,
+// and for the pre-2.2 names keyspace and table, whatever their versions
+// and directories.
+func (d Descriptor) SameSSTable(o Descriptor) bool {
+	return d.SameID(o) && d.Keyspace == o.Keyspace && d.Table == o.Table
 }
 
 // Path returns the path of component c.
@@ -104,9 +120,12 @@ func ParseDescriptor(path string) (d Descriptor, c Component, temp bool, err err
 		temp = true
 		name = name[len(TempPrefix):]
 	}
+	if d, c, legacyTemp, ok := parseLegacyName(d, name); ok {
+		return d, c, temp || legacyTemp, nil
+	}
 	parts := strings.SplitN(name, "-", 4)
 	if len(parts) != 4 || (parts[2] != "big" && parts[2] != "bti") || len(parts[0]) != 2 {
-		return d, "", temp, fmt.Errorf("%s: not an SSTable component name (want <version>-<id>-big-<Component> or …-bti-…)", path)
+		return d, "", temp, fmt.Errorf("%s: not an SSTable component name (want <version>-<id>-big-<Component>, …-bti-…, or Cassandra 2.1's <keyspace>-<table>-ka-<generation>-<Component>)", path)
 	}
 	if d.Version, err = version.Parse(parts[0]); err != nil {
 		return d, "", temp, fmt.Errorf("%s: %w", path, err)
@@ -133,4 +152,34 @@ func (d *Descriptor) parseID(s string) error {
 	}
 	d.Generation = gen
 	return nil
+}
+
+// parseLegacyName parses the pre-2.2 file name of Cassandra's
+// Descriptor.fromFilename: "<keyspace>-<table>[-tmp|-tmplink]-<version>-
+// <generation>-<Component>", for the versions that use it. Keyspace and
+// table names hold no '-' ([A-Za-z0-9_]; a secondary index table adds
+// ".<index>").
+func parseLegacyName(d Descriptor, name string) (Descriptor, Component, bool, bool) {
+	parts := strings.Split(name, "-")
+	temp := false
+	switch {
+	case len(parts) == 6 && (parts[2] == "tmp" || parts[2] == "tmplink"):
+		temp = true
+		parts = append(parts[:2], parts[3:]...)
+	case len(parts) != 5:
+		return d, "", false, false
+	}
+	if parts[0] == "" || parts[1] == "" || parts[4] == "" || len(parts[2]) != 2 {
+		return d, "", false, false
+	}
+	v, err := version.Parse(parts[2])
+	if err != nil || !v.LegacyFileName() {
+		return d, "", false, false
+	}
+	gen, err := strconv.Atoi(parts[3])
+	if err != nil || gen <= 0 || len(parts[3]) > 10 {
+		return d, "", false, false
+	}
+	d.Version, d.Generation, d.Keyspace, d.Table = v, gen, parts[0], parts[1]
+	return d, Component(parts[4]), temp, true
 }

@@ -308,8 +308,8 @@ func CleanupTemporary(fsys FS, dir string) ([]string, error) {
 }
 
 // ListSSTables returns the complete SSTables in dir (those whose TOC.txt
-// exists), ordered by generation, then UUID-based identifier, then
-// version.
+// exists), ordered by table (for the pre-2.2 names that carry one), then
+// generation, then UUID-based identifier, then version.
 func ListSSTables(fsys FS, dir string) ([]Descriptor, error) {
 	fsys = fsOrDefault(fsys)
 	names, err := fsys.ReadDir(dir)
@@ -324,6 +324,9 @@ func ListSSTables(fsys FS, dir string) ([]Descriptor, error) {
 		}
 	}
 	slices.SortFunc(out, func(a, b Descriptor) int {
+		if c := strings.Compare(a.Keyspace+"."+a.Table, b.Keyspace+"."+b.Table); c != 0 {
+			return c
+		}
 		if a.Generation != b.Generation {
 			return a.Generation - b.Generation
 		}

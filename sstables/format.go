@@ -309,6 +309,18 @@ type ReaderOptions struct {
 	// Rows.db, each): the pages near a trie's root, which every lookup
 	// passes, stay. 0 means 256 KiB.
 	IndexCacheBytes int
+	// Warn receives what the reader tolerates because the database of the
+	// version reads it too (see Warning) — at Open, on the first lookup
+	// (a Summary.db or Filter.db rebuilt in memory) and in Verify; nil
+	// drops the warnings.
+	Warn WarnFunc
+	// WarnUncompressedCRC reads an uncompressed Data.db chunk whose CRC.db
+	// checksum does not match with a Warning instead of a CorruptionError,
+	// as Cassandra's and ScyllaDB's read paths read it (they never consult
+	// CRC.db outside verification and streaming). Verify fails the chunk
+	// whatever this says. castable dump sets it; scans that must not pass
+	// damaged bytes on (scrub, convert) leave it unset.
+	WarnUncompressedCRC bool
 }
 
 // DefaultMaxValueSize is ReaderOptions.MaxValueSize's default: far above

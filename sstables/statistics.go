@@ -28,11 +28,17 @@ import (
 //	u32 CRC-32 continued over the count and the entries
 //	each component's body followed by its own u32 CRC-32
 //
-// Writers list the components in type order, back to back. A reader finds
-// each at the offset the table gives, reads its fields and ignores what
-// follows them up to the next component (Cassandra 3.x and ScyllaDB never
-// look between components; some ScyllaDB files list them out of order with
-// bytes between them).
+// Writers list the components in type order, back to back. Before na a
+// reader finds each at the offset the table gives, reads its fields and
+// ignores what follows them up to the next component, as Cassandra 3.x and
+// ScyllaDB do (ScyllaDB lists them in hash order; some of its files have
+// bytes between them). Cassandra 4.0 and later instead derive each
+// component's length from the next listed offset and fail on a table not
+// in offset order (NegativeArraySizeException), so such a file is read
+// with a Warning saying so; from na on (checksummed, written only by
+// Cassandra 4.0+) it is a CorruptionError. A type outside the version's
+// four (three before ma) is refused, as Cassandra (MetadataType.values()
+// index) and ScyllaDB ("Invalid metadata type") refuse it.
 //
 //	type 0 VALIDATION  JavaUTF partitioner class, f64 bloom_filter_fp_chance
 //	type 1 COMPACTION  before ma: i32 n, n × i32 ancestor generation;
@@ -105,7 +111,8 @@ type Statistics struct {
 	// Header is the serialization header; nil before ma.
 	Header *SerializationHeader
 	// Oddities are what the decoder tolerated: bytes between or after
-	// components, components out of order, unknown component types.
+	// components, components listed out of offset order. Readers report
+	// each as a Warning (StatisticsWarnings).
 	Oddities []string
 }
 
@@ -185,6 +192,10 @@ type ClusteringBound struct {
 // writes.
 const Murmur3Partitioner = "org.apache.cassandra.dht.Murmur3Partitioner"
 
+// DefaultBloomFilterFPChance is a table's default bloom_filter_fp_chance,
+// assumed for a Statistics.db without VALIDATION component.
+const DefaultBloomFilterFPChance = 0.01
+
 // javaDoubleBits is Java's Double.doubleToLongBits, which DataOutput's
 // writeDouble uses: every NaN is written as the canonical 0x7ff8000000000000
 // (Go's math.NaN() has other bits).
@@ -255,8 +266,20 @@ func DecodeStatistics(b []byte, v version.Version, path string) (*Statistics, er
 	byOff := make([]entry, n)
 	copy(byOff, toc)
 	sort.SliceStable(byOff, func(i, j int) bool { return byOff[i].off < byOff[j].off })
-	if !sort.SliceIsSorted(toc, func(i, j int) bool { return toc[i].typ < toc[j].typ }) {
-		st.Oddities = append(st.Oddities, "the table of contents lists the metadata components out of type order")
+	if !sort.SliceIsSorted(toc, func(i, j int) bool { return toc[i].off < toc[j].off }) {
+		if checked {
+			return nil, Corruptf(path, string(comp), int64(tocAt), "the table of contents lists the metadata components out of offset order, which Cassandra 4.0 and later (the only writers and readers of version %s) cannot read", v)
+		}
+		st.Oddities = append(st.Oddities, "the table of contents lists the metadata components out of offset order: Cassandra 3.x and ScyllaDB read each at its offset, Cassandra 4.0 and later cannot read this file (they take a component's length from the next listed offset)")
+	}
+	types := []int32{MetadataValidation, MetadataCompaction, MetadataStats}
+	if !v.LegacyCells() {
+		types = append(types, MetadataHeader)
+	}
+	for i, e := range toc {
+		if e.typ < 0 || int(e.typ) >= len(types) {
+			return nil, Corruptf(path, string(comp), int64(tocAt+8*i), "metadata component of unknown type %d (version %s has types 0 to %d)", e.typ, v, len(types)-1)
+		}
 	}
 	bodies := map[int32][]byte{}
 	offsets := map[int32]int64{}
@@ -285,18 +308,22 @@ func DecodeStatistics(b []byte, v version.Version, path string) (*Statistics, er
 		bodies[e.typ] = body
 		offsets[e.typ] = int64(e.off)
 	}
-	types := []int32{MetadataValidation, MetadataCompaction, MetadataStats}
-	if !v.LegacyCells() {
-		types = append(types, MetadataHeader)
-	}
-	for typ := range bodies {
-		if typ < 0 || int(typ) >= len(types) {
-			st.Oddities = append(st.Oddities, fmt.Sprintf("metadata component of unknown type %d ignored", typ))
-		}
-	}
 	for _, typ := range types {
 		body, ok := bodies[typ]
 		if !ok {
+			// Cassandra's SSTableReader.open deserializes only VALIDATION,
+			// STATS and HEADER, and skips the partitioner check when
+			// VALIDATION is absent ("no stats available"); it rebuilds the
+			// bloom filter then, with the table's fp chance.
+			switch typ {
+			case MetadataCompaction:
+				st.Oddities = append(st.Oddities, "no COMPACTION metadata component (ancestors, cardinality): read as Cassandra opens it, which never reads that component at open")
+				continue
+			case MetadataValidation:
+				st.Partitioner, st.BloomFilterFPChance = Murmur3Partitioner, DefaultBloomFilterFPChance
+				st.Oddities = append(st.Oddities, fmt.Sprintf("no VALIDATION metadata component: the partitioner is taken to be %s, the default one Cassandra then assumes by skipping its check, and the bloom filter chance %g, the table default", Murmur3Partitioner, DefaultBloomFilterFPChance))
+				continue
+			}
 			return nil, Corruptf(path, string(comp), -1, "metadata component %d missing", typ)
 		}
 		br := NewByteReader(body, path, comp, offsets[typ])
@@ -310,7 +337,7 @@ func DecodeStatistics(b []byte, v version.Version, path string) (*Statistics, er
 			}
 			st.Cardinality = br.IntBytes()
 		case MetadataStats:
-			decodeStats(br, &st.Stats, v)
+			decodeStats(br, &st.Stats, v, &st.Oddities)
 		case MetadataHeader:
 			h, off, err := DecodeSerializationHeader(body, v.UIntDeletionTime())
 			if err != nil {
@@ -323,7 +350,7 @@ func DecodeStatistics(b []byte, v version.Version, path string) (*Statistics, er
 			return nil, br.Err()
 		}
 		if br.Remaining() != 0 {
-			st.Oddities = append(st.Oddities, fmt.Sprintf("%d bytes after metadata component %d (at offset %d) are not read", br.Remaining(), typ, br.Offset()))
+			st.Oddities = append(st.Oddities, fmt.Sprintf("%d bytes after metadata component %d (at offset %d) are not read, as Cassandra and ScyllaDB do not read them", br.Remaining(), typ, br.Offset()))
 		}
 	}
 	return st, nil
@@ -365,18 +392,21 @@ func decodeValues(r *ByteReader) [][]byte {
 	return vals
 }
 
-func decodeBool(r *ByteReader) bool {
+// decodeBool reads a boolean as Java's DataInput.readBoolean does: any
+// byte but 0 is true. Cassandra and ScyllaDB write 0 or 1; another value is
+// recorded in odd.
+func decodeBool(r *ByteReader, odd *[]string) bool {
 	off := r.Offset()
 	b := r.U8()
 	if r.Err() == nil && b > 1 {
-		r.FailAt(off, "boolean byte %d", b)
+		*odd = append(*odd, fmt.Sprintf("boolean byte %d at offset %d is read as true, as Java's readBoolean reads it (writers write 0 or 1)", b, off))
 	}
-	return b == 1
+	return b != 0
 }
 
 // decodeOptional16 reads a presence byte and, when set, 16 bytes.
-func decodeOptional16(r *ByteReader) []byte {
-	if decodeBool(r) {
+func decodeOptional16(r *ByteReader, odd *[]string) []byte {
+	if decodeBool(r, odd) {
 		return r.Bytes(16)
 	}
 	return nil
@@ -389,7 +419,7 @@ func decodeLDT(r *ByteReader, v version.Version) int64 {
 	return FromLegacyDeletionTime(r.I32())
 }
 
-func decodeStats(r *ByteReader, s *Stats, v version.Version) {
+func decodeStats(r *ByteReader, s *Stats, v version.Version, odd *[]string) {
 	var err error
 	if s.PartitionSizes, err = ParseEstimatedHistogram(r); err != nil {
 		return
@@ -425,7 +455,7 @@ func decodeStats(r *ByteReader, s *Stats, v version.Version) {
 	if v.HasImprovedMinMax() {
 		s.CoveredClustering = decodeSlice(r)
 	}
-	s.HasLegacyCounterShards = decodeBool(r)
+	s.HasLegacyCounterShards = decodeBool(r, odd)
 	if !v.LegacyCells() {
 		s.TotalColumnsSet, s.TotalRows = r.I64(), r.I64()
 	}
@@ -446,16 +476,16 @@ func decodeStats(r *ByteReader, s *Stats, v version.Version) {
 		}
 	}
 	if v.HasPendingRepair() {
-		s.PendingRepair = decodeOptional16(r)
+		s.PendingRepair = decodeOptional16(r, odd)
 	}
 	if v.HasIsTransient() {
-		s.IsTransient = decodeBool(r)
+		s.IsTransient = decodeBool(r, odd)
 	}
 	if v.HasOriginatingHostID() {
-		s.OriginatingHostID = decodeOptional16(r)
+		s.OriginatingHostID = decodeOptional16(r, odd)
 	}
 	if v.HasPartitionLevelDeletionsPresenceMarker() {
-		s.HasPartitionLevelDeletions = decodeBool(r)
+		s.HasPartitionLevelDeletions = decodeBool(r, odd)
 	}
 	if v.HasTrailingImprovedMinMax() {
 		s.CoveredClustering = decodeSlice(r)

@@ -19,6 +19,9 @@ type VerifyOptions struct {
 	Checksummer checksummer.Checksummer
 	// NewCompressor creates decompressors; nil means compress.NewCompressor.
 	NewCompressor func(compress.Params) (compress.Compressor, error)
+	// Warn receives what is odd but read by the databases (see Warning);
+	// nil drops the warnings.
+	Warn WarnFunc
 }
 
 // VerifyReport is what VerifySSTable checked.
@@ -39,21 +42,24 @@ type VerifyReport struct {
 	Filter  *BloomFilter
 }
 
-// VerifySSTable checks the shared components of desc: that every
-// component TOC.txt lists exists and every standard component that exists
-// is listed, that CompressionInfo.db or CRC.db,
-// Summary.db and Filter.db parse, that every Data.db chunk matches its
-// checksum and decompresses to its length, and that the digest file matches
-// the whole-file checksum computed by combining the chunk checksums (for
-// versions before "ma" the early payload-only variant is accepted). The
-// version packages add their own checks of Index.db, Statistics.db and the
-// rows. The first problem is returned as a CorruptionError naming the file,
-// component and offset.
+// VerifySSTable checks the shared components of desc: that TOC.txt parses
+// and lists the components Cassandra needs to open the SSTable, that
+// CompressionInfo.db or CRC.db, Summary.db and Filter.db parse, that every
+// Data.db chunk matches its checksum and decompresses to its length, and
+// that the digest file matches the whole-file checksum computed by
+// combining the chunk checksums (for versions before "ma" the early
+// payload-only variant is accepted). What Cassandra reads anyway — a
+// component TOC.txt lists that is gone, an unlisted Summary.db, a missing
+// digest, CRC.db checksums past the last chunk — goes to opts.Warn (see
+// Warning). The version packages add their own checks of Index.db,
+// Statistics.db and the rows. The first problem is returned as a
+// CorruptionError naming the file, component and offset.
 func VerifySSTable(desc Descriptor, opts VerifyOptions) (*VerifyReport, error) {
 	fsys := fsOrDefault(opts.FS)
 	v := desc.Version
 	alg := ChecksumAlgorithm(v)
 	rep := &VerifyReport{}
+	warn := opts.Warn
 	exists := func(c Component) bool {
 		f, err := fsys.Open(desc.Path(c))
 		if err != nil {
@@ -62,47 +68,55 @@ func VerifySSTable(desc Descriptor, opts VerifyOptions) (*VerifyReport, error) {
 		f.Close()
 		return true
 	}
+	listed := func(c Component) bool { return rep.TOC != nil && slices.Contains(rep.TOC.Listed, c) }
 	if exists(ComponentTOC) {
 		toc, err := ReadTOC(fsys, desc)
 		if err != nil {
 			return rep, err
 		}
 		rep.TOC = toc
-		if len(toc.Missing) > 0 {
-			return rep, Corruptf(desc.Path(ComponentTOC), string(ComponentTOC), -1, "lists %v, which do not exist", toc.Missing)
+		var gone []Component
+		for _, c := range toc.Missing {
+			if IsCoreComponent(c) {
+				gone = append(gone, c)
+			}
 		}
-		unlisted, err := UnlistedComponents(fsys, desc, toc)
+		if len(gone) > 0 {
+			return rep, Corruptf(desc.Path(ComponentTOC), string(ComponentTOC), -1, "lists %v, which do not exist", gone)
+		}
+		unlisted, err := checkTOC(fsys, desc, toc, warn)
 		if err != nil {
 			return rep, err
 		}
 		if len(unlisted) > 0 {
-			return rep, Corruptf(desc.Path(ComponentTOC), string(ComponentTOC), -1, "does not list %v, which exist", unlisted)
+			return rep, Corruptf(desc.Path(ComponentTOC), string(ComponentTOC), -1, "does not list %v, which exist: Cassandra does not open an SSTable without them (or reads Data.db as uncompressed)", unlisted)
 		}
-	}
-	has := func(c Component) bool {
-		if rep.TOC != nil {
-			return rep.TOC.Has(c)
-		}
-		return exists(c)
+	} else {
+		warn.Warnf(desc.Path(ComponentTOC), ComponentTOC, -1, "missing: the components are found by their file names, as Cassandra 3.x finds them when an SSTable has no TOC.txt")
 	}
 
-	dr, err := OpenData(fsys, desc, DataReaderOptions{Algorithm: alg, Checksummer: opts.Checksummer, NewCompressor: opts.NewCompressor})
+	dr, err := OpenData(fsys, desc, DataReaderOptions{Algorithm: alg, Checksummer: opts.Checksummer, NewCompressor: opts.NewCompressor, Warn: warn})
 	if err != nil {
 		return rep, err
 	}
 	defer dr.Close()
-	if rep.TOC != nil && dr.CompressionInfo() == nil && !has(ComponentCRC) && slices.Contains(rep.TOC.Listed, ComponentCRC) {
-		return rep, Corruptf(desc.Path(ComponentCRC), string(ComponentCRC), -1, "listed in TOC.txt but missing")
+	if dr.CompressionInfo() == nil && dr.CRC() == nil && !listed(ComponentCRC) {
+		warn.Warnf(desc.Path(ComponentCRC), ComponentCRC, -1, "missing: the chunks of the uncompressed Data.db cannot be checked (Cassandra's read path never consults CRC.db)")
 	}
 	if rep.Data, err = dr.Verify(); err != nil {
 		return rep, err
 	}
 
+	// sstableverify checks the digest by its file name, whatever TOC.txt
+	// lists.
 	for _, c := range []Component{Component(v.DigestComponent()), ComponentDigestCRC32, ComponentDigestAdler32, ComponentDigestSHA1} {
-		if has(c) {
+		if exists(c) {
 			rep.DigestComponent = c
 			break
 		}
+	}
+	if rep.DigestComponent == "" && !listed(Component(v.DigestComponent())) {
+		warn.Warnf(desc.Path(Component(v.DigestComponent())), Component(v.DigestComponent()), -1, "missing: the whole-file digest cannot be checked (sstableverify: \"Data digest missing, assuming extended verification\")")
 	}
 	if rep.DigestComponent != "" {
 		v, err := ReadDigest(fsys, desc, rep.DigestComponent)
@@ -120,15 +134,23 @@ func VerifySSTable(desc Descriptor, opts VerifyOptions) (*VerifyReport, error) {
 		}
 	}
 
-	if has(ComponentSummary) {
+	// An index summary that does not parse fails sstableverify (4.0: "Index
+	// summary is corrupt - if it is removed it will get rebuilt on
+	// startup"), although reads rebuild it; a missing one is rebuilt at
+	// open, by Cassandra and by castable's readers.
+	if exists(ComponentSummary) {
 		if rep.Summary, err = ReadSummary(fsys, desc, SummaryReadOptions{DataCompressed: dr.CompressionInfo() != nil}); err != nil {
 			return rep, err
 		}
+	} else if exists(ComponentIndex) && !listed(ComponentSummary) {
+		warn.Warnf(desc.Path(ComponentSummary), ComponentSummary, -1, "missing: %s", missingComponentEffect(ComponentSummary))
 	}
-	if has(ComponentFilter) {
+	if exists(ComponentFilter) {
 		if rep.Filter, err = ReadBloomFilter(fsys, desc); err != nil {
 			return rep, err
 		}
+	} else if !listed(ComponentFilter) {
+		warn.Warnf(desc.Path(ComponentFilter), ComponentFilter, -1, "missing: %s", missingComponentEffect(ComponentFilter))
 	}
 	return rep, nil
 }

@@ -40,7 +40,10 @@ func copySSTable(t *testing.T, src Descriptor) Descriptor {
 // TestVerifyTOCMustListEveryComponent: a TOC.txt that lost lines must not
 // hide a component from Verify. Before the check, a TOC.txt truncated
 // before its Digest.crc32 line let the deliberately wrong digest of
-// integrity_check/invalid_digest pass.
+// integrity_check/invalid_digest pass. sstableverify checks the digest by
+// its file name whatever TOC.txt lists, and so does Verify; the missing
+// line is a Warning (Cassandra ignores unlisted files), a missing Data.db
+// line a CorruptionError (Cassandra cannot open the SSTable then).
 func TestVerifyTOCMustListEveryComponent(t *testing.T) {
 	src := Descriptor{Dir: testdata.Path(t, "cassandra", "3.x", "uncompressed", "integrity_check", "invalid_digest"), Version: version.MustParse("me"), Generation: 1}
 	d := copySSTable(t, src)
@@ -48,27 +51,40 @@ func TestVerifyTOCMustListEveryComponent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept []string
-	for _, line := range strings.Split(strings.TrimSpace(string(toc)), "\n") {
-		if line != string(ComponentDigestCRC32) {
-			kept = append(kept, line)
+	without := func(drop Component) {
+		var kept []string
+		for _, line := range strings.Split(strings.TrimSpace(string(toc)), "\n") {
+			if line != string(drop) {
+				kept = append(kept, line)
+			}
+		}
+		if err := os.WriteFile(d.Path(ComponentTOC), []byte(strings.Join(kept, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(d.Path(ComponentTOC), []byte(strings.Join(kept, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = VerifySSTable(d, VerifyOptions{})
+	without(ComponentDigestCRC32)
+	var warnings WarningList
+	_, err = VerifySSTable(d, VerifyOptions{Warn: warnings.Add})
 	var ce *CorruptionError
-	if !errors.As(err, &ce) || ce.Component != string(ComponentTOC) || !strings.Contains(err.Error(), "Digest.crc32") {
-		t.Fatalf("TOC.txt without its Digest.crc32 line: got %v, want a TOC.txt CorruptionError naming Digest.crc32", err)
+	if !errors.As(err, &ce) || ce.Component != string(ComponentDigestCRC32) {
+		t.Fatalf("TOC.txt without its Digest.crc32 line: got %v, want the digest mismatch", err)
+	}
+	if ws := warnings.Warnings(); len(ws) != 1 || ws[0].Component != string(ComponentTOC) || !strings.Contains(ws[0].Reason, "Digest.crc32") {
+		t.Fatalf("TOC.txt without its Digest.crc32 line: warnings %v, want one naming Digest.crc32", ws)
+	}
+	without(ComponentData)
+	if _, err = VerifySSTable(d, VerifyOptions{}); !errors.As(err, &ce) || ce.Component != string(ComponentTOC) || !strings.Contains(err.Error(), "Data.db") {
+		t.Fatalf("TOC.txt without its Data.db line: got %v, want a TOC.txt CorruptionError naming Data.db", err)
 	}
 }
 
-// TestCRCCountMismatchNamesDataFile: a Data.db whose size does not match
-// CRC.db's number of checksums is reported against Data.db (the path and
-// the component agree), at the offset of the first chunk the two disagree
-// on (here chunk 1, which CRC.db has and the truncated file lacks).
-func TestCRCCountMismatchNamesDataFile(t *testing.T) {
+// TestCRCCountMismatch: a CRC.db with more checksums than Data.db has
+// chunks is read with a Warning naming CRC.db (Cassandra's read path never
+// consults CRC.db, its checksum validator never reads past the last chunk);
+// one with fewer is read too, the chunks without a checksum unverified, and
+// Verify reports it against Data.db (the path and the component agree) at
+// the offset of the first chunk without a checksum.
+func TestCRCCountMismatch(t *testing.T) {
 	src := Descriptor{Dir: testdata.Path(t, "cassandra", "3.x", "uncompressed", "integrity_check", "invalid_checksums"), Version: version.MustParse("me"), Generation: 1}
 	d := copySSTable(t, src)
 	data, err := os.ReadFile(d.Path(ComponentData))
@@ -78,10 +94,36 @@ func TestCRCCountMismatchNamesDataFile(t *testing.T) {
 	if err := os.WriteFile(d.Path(ComponentData), data[:CRCChunkSize-1], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = OpenData(nil, d, DataReaderOptions{})
+	var warnings WarningList
+	r, err := OpenData(nil, d, DataReaderOptions{Warn: warnings.Add})
+	if err != nil {
+		t.Fatalf("more checksums than chunks: %v, want a warning only", err)
+	}
+	r.Close()
+	if ws := warnings.Warnings(); len(ws) != 1 || ws[0].Component != string(ComponentCRC) || ws[0].Path != d.Path(ComponentCRC) {
+		t.Fatalf("more checksums than chunks: warnings %v, want one naming CRC.db", ws)
+	}
+
+	d = copySSTable(t, src)
+	crc, err := os.ReadFile(d.Path(ComponentCRC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(d.Path(ComponentCRC), crc[:8], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err = OpenData(nil, d, DataReaderOptions{})
+	if err != nil {
+		t.Fatalf("fewer checksums than chunks: %v, want the file read", err)
+	}
+	defer r.Close()
+	if _, err := r.ReadAt(make([]byte, 100), CRCChunkSize); err != nil {
+		t.Fatalf("reading a chunk without a checksum: %v", err)
+	}
+	_, err = r.Verify()
 	var ce *CorruptionError
 	if !errors.As(err, &ce) || ce.Component != string(ComponentData) || ce.Path != d.Path(ComponentData) || ce.Offset != CRCChunkSize {
-		t.Fatalf("truncated Data.db: got %#v, want a Data.db CorruptionError at offset 65536", err)
+		t.Fatalf("fewer checksums than chunks: Verify gives %#v, want a Data.db CorruptionError at offset 65536", err)
 	}
 }
 

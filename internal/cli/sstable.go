@@ -61,9 +61,27 @@ func resolveSSTable(arg string) (sstables.Descriptor, error) {
 		return sstables.Descriptor{}, err
 	}
 	if len(descs) != 1 {
+		if tables := legacyTables(descs); len(tables) > 1 {
+			return sstables.Descriptor{}, Usagef("%s: holds %d SSTables of %d tables (%s); name one by its prefix, for example %s", arg, len(descs), len(tables), strings.Join(tables, ", "), descs[0])
+		}
 		return sstables.Descriptor{}, Usagef("%s: holds %d SSTables; name one of them (for example %s)", arg, len(descs), descs[0].Path(sstables.ComponentData))
 	}
 	return descs[0], nil
+}
+
+// legacyTables lists the distinct "keyspace.table" of the pre-2.2 names
+// among descs (a Cassandra 2.1 directory may hold several tables' files).
+func legacyTables(descs []sstables.Descriptor) []string {
+	var out []string
+	for _, d := range descs {
+		if d.Table == "" {
+			continue
+		}
+		if t := d.Keyspace + "." + d.Table; !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // resolveSSTables resolves each argument like resolveSSTable, except that a
@@ -94,6 +112,12 @@ func resolveSSTables(args []string) ([]sstables.Descriptor, error) {
 		}
 		desc, err := parseSSTableArg(arg)
 		if err != nil {
+			// A prefix of SSTable names: "dir/ks-users" picks every SSTable
+			// of that table in a Cassandra 2.1 directory.
+			if descs := prefixSSTables(arg); len(descs) > 0 {
+				out = append(out, descs...)
+				continue
+			}
 			return nil, err
 		}
 		if _, err := os.Stat(desc.Path(sstables.ComponentData)); err != nil {
@@ -120,6 +144,33 @@ func parseSSTableArg(arg string) (sstables.Descriptor, error) {
 		return desc, nil
 	}
 	return sstables.Descriptor{}, Usagef("%s: not an SSTable: give a component path such as dir/mc-1-big-Data.db, its prefix dir/mc-1-big, or a directory", arg)
+}
+
+// prefixSSTables returns the SSTables whose Data.db name starts with the
+// last element of prefix followed by '-', in prefix's directory.
+func prefixSSTables(prefix string) []sstables.Descriptor {
+	dir, base := filepath.Split(prefix)
+	if base == "" {
+		return nil
+	}
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []sstables.Descriptor
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, base+"-") || !strings.HasSuffix(name, "-"+string(sstables.ComponentData)) {
+			continue
+		}
+		if d, _, temp, err := sstables.ParseDescriptor(filepath.Join(dir, name)); err == nil && !temp {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // scanReadAhead is the number of Data.db chunks the commands' scans (dump,
@@ -149,6 +200,11 @@ func dataFilesIn(dir string) ([]sstables.Descriptor, error) {
 			out = append(out, d)
 		}
 	}
-	slices.SortFunc(out, func(a, b sstables.Descriptor) int { return a.Generation - b.Generation })
+	slices.SortFunc(out, func(a, b sstables.Descriptor) int {
+		if c := strings.Compare(a.Keyspace+"."+a.Table, b.Keyspace+"."+b.Table); c != 0 {
+			return c
+		}
+		return a.Generation - b.Generation
+	})
 	return out, nil
 }

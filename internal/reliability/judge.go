@@ -17,6 +17,11 @@ const (
 	// the scan, a lookup or Verify (and Verify reported it whenever reading
 	// did).
 	Caught Verdict = iota
+	// Warned: no error, but a Warning naming the damaged component — damage
+	// the databases read anyway (a TOC.txt that lost a Summary.db line, a
+	// Filter.db bit set by no key); castable verify prints it as a WARN
+	// line and fails with --strict.
+	Warned
 	// Tolerated: damage that leaves a valid SSTable which loses nothing: a
 	// truncation listed by toleratedTruncations, or a flip of a
 	// deliberately corrupt SSTable that undoes its planted corruption.
@@ -36,12 +41,14 @@ const (
 )
 
 func (v Verdict) String() string {
-	return [...]string{"caught", "tolerated", "undetectable", "undetectable (content changed)", "FAILED"}[v]
+	return [...]string{"caught", "warned", "tolerated", "undetectable", "undetectable (content changed)", "FAILED"}[v]
 }
 
 // CLIProbe is what the castable dump and verify commands gave.
 type CLIProbe struct {
 	Dump, Verify error
+	// StrictVerify is castable verify --strict, which fails on warnings.
+	StrictVerify error
 }
 
 // Outcome is the result of one damaged SSTable.
@@ -123,12 +130,27 @@ func judge(o *Outcome, maxAlloc uint64) {
 			fail("castable verify (error %v) disagrees with Reader.Verify (error %v)", o.CLI.Result.Verify, p.FirstError())
 			return
 		}
+		if libWarned := len(p.Warnings) > 0; !libBad && libWarned != (o.CLI.Result.StrictVerify != nil) {
+			fail("castable verify --strict (error %v) disagrees with the library's %d warnings", o.CLI.Result.StrictVerify, len(p.Warnings))
+			return
+		}
 	}
 	if p.FirstError() != nil {
 		o.Verdict = Caught
 		return
 	}
+	warned := false
+	for _, w := range p.Warnings {
+		if w.Component == string(o.Damage.Component) {
+			warned = true
+		}
+	}
 	switch {
+	case warned && o.Damage.Component != sstables.ComponentData:
+		// Data.db damage must be an error: a Warning is for damage the
+		// databases read anyway, and no database reads a flipped Data.db
+		// byte as what was written.
+		o.Verdict = Warned
 	case o.Target.DeliberatelyCorrupt && o.Damage.Kind == Flip && o.Target.Baseline.FirstError() != nil:
 		// The planted damage was a flip of this very byte: undone.
 		o.Verdict = Tolerated

@@ -35,6 +35,9 @@ type Probe struct {
 	Fingerprint uint64
 	// Keys are the partition keys the scan returned, in order.
 	Keys [][]byte
+	// Warnings are what Open, the scan, the lookups and Verify tolerated
+	// (sstables.Warning).
+	Warnings []sstables.Warning
 }
 
 // ReadError returns the first error of Open, Scan and Get.
@@ -57,10 +60,11 @@ func (p *Probe) FirstError() error {
 
 // ProbeLibrary opens the SSTable desc of format f through fsys, scans it,
 // looks up keys and verifies it.
-func ProbeLibrary(s *SSTable, fsys sstables.FS, desc sstables.Descriptor, keys [][]byte) Probe {
-	var p Probe
+func ProbeLibrary(s *SSTable, fsys sstables.FS, desc sstables.Descriptor, keys [][]byte) (p Probe) {
+	var warnings sstables.WarningList
+	defer func() { p.Warnings = warnings.Warnings() }()
 	h := fnv.New64a()
-	r, err := s.Format.Open(desc, s.Table, sstables.ReaderOptions{FS: fsys, CRCCheckChance: -1})
+	r, err := s.Format.Open(desc, s.Table, sstables.ReaderOptions{FS: fsys, CRCCheckChance: -1, Warn: warnings.Add})
 	if err != nil {
 		p.Open = err
 		return p

@@ -199,8 +199,9 @@ func probeCLI(desc sstables.Descriptor) CLIProbe {
 	env := &cli.Env{Stdin: eofReader{}, Stdout: io.Discard, Stderr: io.Discard, Quiet: true}
 	data := desc.Path(sstables.ComponentData)
 	return CLIProbe{
-		Dump:   cli.Dump(env, cli.DumpOptions{SSTable: data}),
-		Verify: cli.Verify(env, cli.VerifyOptions{SSTables: []string{data}}),
+		Dump:         cli.Dump(env, cli.DumpOptions{SSTable: data}),
+		Verify:       cli.Verify(env, cli.VerifyOptions{SSTables: []string{data}}),
+		StrictVerify: cli.Verify(env, cli.VerifyOptions{SSTables: []string{data}, Strict: true}),
 	}
 }
 

@@ -169,8 +169,8 @@ func (t *Tally) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	for _, g := range groups {
 		fmt.Fprintf(&b, "**%s**\n\n", g)
-		b.WriteString("| component | files | truncations tried | caught | valid, nothing lost | flips tried | caught | valid, nothing lost | undetectable by format | of which content changed | failed (panic, hang, missed) |\n")
-		b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+		b.WriteString("| component | files | truncations tried | caught | warned | valid, nothing lost | flips tried | caught | warned | valid, nothing lost | undetectable by format | of which content changed | failed (panic, hang, missed) |\n")
+		b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 		comps := t.cells[g]
 		order := slices.Clone(componentOrder)
 		for c := range comps {
@@ -184,9 +184,9 @@ func (t *Tally) WriteMarkdown(w io.Writer) error {
 				continue
 			}
 			tr, fl := n.Tried()
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", c, len(n.Files),
-				tr, n.Truncations[Caught], n.Truncations[Tolerated],
-				fl, n.Flips[Caught], n.Flips[Tolerated], n.Flips[Undetectable]+n.Flips[UndetectableChanged], n.Flips[UndetectableChanged],
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", c, len(n.Files),
+				tr, n.Truncations[Caught], n.Truncations[Warned], n.Truncations[Tolerated],
+				fl, n.Flips[Caught], n.Flips[Warned], n.Flips[Tolerated], n.Flips[Undetectable]+n.Flips[UndetectableChanged], n.Flips[UndetectableChanged],
 				n.Truncations[Failed]+n.Flips[Failed])
 		}
 		b.WriteString("\n")

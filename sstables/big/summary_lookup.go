@@ -10,7 +10,8 @@ import (
 // already show that key is absent. Without Summary.db the scan covers the
 // whole index.
 func (r *Reader) indexStart(key []byte) (start, end int64, err error) {
-	summary, filter, err := r.lookup.Load(r.fsys, r.desc, sstables.SummaryReadOptions{})
+	summary, filter, err := r.lookup.LoadOrRebuild(r.fsys, r.desc, sstables.SummaryReadOptions{},
+		sstables.LookupRebuild{Index: r, FPChance: r.stats.BloomFilterFPChance, Warn: r.s.Warn()})
 	if err != nil {
 		return 0, 0, err
 	}

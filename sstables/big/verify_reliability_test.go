@@ -3,6 +3,7 @@ package big
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/castable-db/castable/internal/memfs"
@@ -111,23 +112,44 @@ func TestVerifyChecksStatsBounds(t *testing.T) {
 }
 
 // TestVerifyRebuildsFilter: a Filter.db bit that no key sets (a 0→1 flip,
-// which no membership test notices) is reported.
+// which no membership test notices) is reported — as a Warning, since it
+// only costs lookups a false positive and no database checks for it — and
+// a cleared bit that a key needs (a lookup of it would find nothing) is a
+// Filter.db CorruptionError.
 func TestVerifyRebuildsFilter(t *testing.T) {
 	m, desc := loadRef(t, "cassandra/3.x/uncompressed/simple")
 	orig, _ := m.Get(desc.Path(sstables.ComponentFilter))
-	b := slices.Clone(orig)
-	set := false
-	for i := 8; i < len(b) && !set; i++ {
-		for bit := 0; bit < 8; bit++ {
-			if b[i]&(1<<bit) == 0 {
-				b[i] |= 1 << bit
-				set = true
-				break
+	// flipFirst flips the first bit that is set (set) or clear (!set).
+	flipFirst := func(set bool) []byte {
+		b := slices.Clone(orig)
+		for i := 8; i < len(b); i++ {
+			for bit := 0; bit < 8; bit++ {
+				if (b[i]&(1<<bit) != 0) == set {
+					b[i] ^= 1 << bit
+					return b
+				}
 			}
 		}
+		t.Fatalf("no bit to flip in the filter")
+		return nil
 	}
-	if !set {
-		t.Fatal("no clear bit in the filter")
+	m.Set(desc.Path(sstables.ComponentFilter), flipFirst(false))
+	var warnings sstables.WarningList
+	r, err := Open(desc, nil, sstables.ReaderOptions{FS: m, Warn: warnings.Add})
+	if err != nil {
+		t.Fatal(err)
 	}
-	wantComponentError(t, "a filter bit set by no key", verifyWith(t, m, desc, sstables.ComponentFilter, b), sstables.ComponentFilter)
+	if err := r.Verify(); err != nil {
+		t.Fatalf("a filter bit set by no key: %v, want a warning only", err)
+	}
+	r.Close()
+	found := false
+	for _, w := range warnings.Warnings() {
+		found = found || w.Component == string(sstables.ComponentFilter) && strings.Contains(w.Reason, "set by no partition key")
+	}
+	if !found {
+		t.Fatalf("a filter bit set by no key: warnings %v, want one naming Filter.db", warnings.Warnings())
+	}
+	m.Set(desc.Path(sstables.ComponentFilter), orig)
+	wantComponentError(t, "a filter bit a key needs cleared", verifyWith(t, m, desc, sstables.ComponentFilter, flipFirst(true)), sstables.ComponentFilter)
 }

@@ -13,9 +13,6 @@ import (
 	"github.com/castable-db/castable/sstables/version"
 )
 
-// maxStatisticsSize bounds the Statistics.db a reader loads.
-const maxStatisticsSize = 64 << 20
-
 // Reader reads one la SSTable; it implements sstables.Reader.
 type Reader struct {
 	desc     sstables.Descriptor
@@ -33,6 +30,8 @@ type Reader struct {
 	maxValue int64
 	// readAhead is sstables.ReaderOptions.ReadAhead.
 	readAhead int
+	// warn is sstables.ReaderOptions.Warn.
+	warn sstables.WarnFunc
 
 	// getMu guards the scanner Get reuses (a decompression stream is
 	// costly to set up).
@@ -57,13 +56,13 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if fsys == nil {
 		fsys = sstables.OSFS
 	}
-	r := &Reader{desc: desc, fsys: fsys, table: table, maxValue: opts.EffectiveMaxValueSize(), readAhead: opts.ReadAhead}
-	statsPath := desc.Path(sstables.ComponentStatistics)
-	b, err := readFile(fsys, statsPath, sstables.ComponentStatistics, maxStatisticsSize)
-	if err != nil {
+	r := &Reader{desc: desc, fsys: fsys, table: table, maxValue: opts.EffectiveMaxValueSize(), readAhead: opts.ReadAhead, warn: opts.Warn}
+	if _, err := sstables.OpenTOC(fsys, desc, opts.Warn); err != nil {
 		return nil, err
 	}
-	if r.stats, err = sstables.DecodeStatistics(b, desc.Version, statsPath); err != nil {
+	statsPath := desc.Path(sstables.ComponentStatistics)
+	var err error
+	if r.stats, err = sstables.ReadStatistics(fsys, desc, opts.Warn); err != nil {
 		return nil, err
 	}
 	if r.part, err = sstables.FilePartitioner(r.stats.Partitioner, statsPath); err != nil {
@@ -73,7 +72,7 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if chance == 0 && table != nil {
 		chance = table.Options.CRCCheckChance
 	}
-	if r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance}); err != nil {
+	if r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance, Warn: opts.Warn, WarnCRCMismatch: opts.WarnUncompressedCRC}); err != nil {
 		return nil, err
 	}
 	if table == nil {
@@ -91,31 +90,8 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 // loadLookup returns Summary.db and Filter.db (nil when absent), read
 // once, on the first lookup: a scan does not need them.
 func (r *Reader) loadLookup() (*sstables.Summary, *sstables.BloomFilter, error) {
-	return r.lookup.Load(r.fsys, r.desc, sstables.SummaryReadOptions{DataCompressed: r.data.CompressionInfo() != nil})
-}
-
-// readFile reads a whole small component, refusing more than limit bytes.
-func readFile(fsys sstables.FS, path string, c sstables.Component, limit int64) ([]byte, error) {
-	f, err := fsys.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size, err := f.Size()
-	if err != nil {
-		return nil, err
-	}
-	if size > limit {
-		return nil, sstables.Corruptf(path, string(c), -1, "file of %d bytes is larger than the %d accepted", size, limit)
-	}
-	b := make([]byte, size)
-	if n, err := f.ReadAt(b, 0); n != len(b) {
-		if err == nil {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, &sstables.CorruptionError{Path: path, Component: string(c), Offset: int64(n), Reason: "short read", Err: err}
-	}
-	return b, nil
+	return r.lookup.LoadOrRebuild(r.fsys, r.desc, sstables.SummaryReadOptions{DataCompressed: r.data.CompressionInfo() != nil},
+		sstables.LookupRebuild{Index: r, FPChance: r.stats.BloomFilterFPChance, Warn: r.warn})
 }
 
 // Descriptor implements sstables.Reader.

@@ -24,7 +24,7 @@ import (
 //   - Filter.db holds exactly the keys (every key's bits set, no other bit
 //     set), Summary.db's samples and first/last keys match Index.db.
 func (r *Reader) Verify() error {
-	rep, err := sstables.VerifySSTable(r.desc, sstables.VerifyOptions{FS: r.fsys})
+	rep, err := sstables.VerifySSTable(r.desc, sstables.VerifyOptions{FS: r.fsys, Warn: r.warn})
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 	if idx.remaining() != 0 {
 		return idx.corrupt(idx.offset(), "%d bytes of entries after the last partition", idx.remaining())
 	}
-	if err := rebuild.Check(r.desc.Path(sstables.ComponentFilter)); err != nil {
+	if err := rebuild.Check(r.desc.Path(sstables.ComponentFilter), r.warn); err != nil {
 		return err
 	}
 	if summary != nil {

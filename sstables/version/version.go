@@ -56,6 +56,7 @@ const (
 	tries
 	scylla
 	writable
+	legacyFileName
 )
 
 // Profile is what the Cassandra release that writes a version does with
@@ -154,7 +155,7 @@ const (
 
 // versions is the one table of every version.
 var versions = []info{
-	{"ka", "Cassandra 2.1", base2x | sha1Digest, profile2x},
+	{"ka", "Cassandra 2.1", base2x | sha1Digest | legacyFileName, profile2x},
 	{"la", "Cassandra 2.2", base2x | writable, profile2x},
 	{"lb", "Cassandra 2.2.7+", base2x | commitLogLowerBound, profile2x},
 	{"ma", "Cassandra 3.0.0–3.0.6, 3.1–3.6", base3x | writable, profile30early},
@@ -253,6 +254,11 @@ func (v Version) FileKind() string {
 	}
 	return "big"
 }
+
+// LegacyFileName reports whether Cassandra names v's files
+// "<keyspace>-<table>-<version>-<generation>-<Component>" (ka and older;
+// 2.2 introduced "la-1-big-Data.db"). castable reads both names for them.
+func (v Version) LegacyFileName() bool { return v.has(legacyFileName) }
 
 // LegacyCells reports whether Data.db holds Cassandra 2.x cells (ka, la,
 // lb) rather than the rows of the 3.0 storage engine.

@@ -17,6 +17,7 @@ func TestPredicates(t *testing.T) {
 		want string
 	}{
 		{"Writable", Version.Writable, "-  x  -  x  x  x  x  x  x  x  x  x  x  x  x"},
+		{"LegacyFileName", Version.LegacyFileName, "x  -  -  -  -  -  -  -  -  -  -  -  -  -  -"},
 		{"LegacyCells", Version.LegacyCells, "x  x  x  -  -  -  -  -  -  -  -  -  -  -  -"},
 		{"Tries", Version.Tries, "-  -  -  -  -  -  -  -  -  -  -  -  x  x  x"},
 		{"Scylla", Version.Scylla, "-  -  -  -  -  -  -  -  -  -  -  -  -  x  x"},

@@ -224,14 +224,23 @@ func (s *Serializer) writeRow(r *mutation.Row, isStatic bool) error {
 	deletion := r.Deletion
 	shadowable := r.DeletionShadowable
 	scyllaShadow := mutation.Live
-	if !r.ShadowableDeletion.IsLive() {
+	// A ScyllaDB shadowable deletion matters only when it supersedes the
+	// regular one (ScyllaDB's row_tombstone keeps the greater as its
+	// shadowable part and writes it, flag 0x80, only then:
+	// is_shadowable()); otherwise the regular deletion covers it.
+	if !r.ShadowableDeletion.IsLive() && r.ShadowableDeletion.Supersedes(deletion) {
 		switch {
 		case s.scyllaShadowable:
 			scyllaShadow = r.ShadowableDeletion
-		case deletion.IsLive() || r.ShadowableDeletion.MarkedForDeleteAt > deletion.MarkedForDeleteAt:
-			// Cassandra keeps one row deletion; a shadowable one that is
-			// newer replaces the regular one.
+		case deletion.IsLive():
+			// Cassandra's encoding: the row deletion, marked shadowable.
 			deletion, shadowable = r.ShadowableDeletion, true
+		default:
+			// Cassandra's encoding holds one row deletion: writing the
+			// shadowable one would lose the regular one, which still
+			// deletes older data once a newer row marker shadows the
+			// shadowable one.
+			return fmt.Errorf("row %v has a regular and a newer ScyllaDB shadowable deletion; Cassandra's encoding holds one of them: write ScyllaDB's (WriterOptions.ScyllaShadowable, --scylla-shadowable)", r.Clustering)
 		}
 	}
 

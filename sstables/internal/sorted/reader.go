@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"sync"
 
 	"github.com/castable-db/castable/dht"
@@ -67,7 +66,13 @@ type Reader struct {
 	maxValue int64
 	// readAhead is sstables.ReaderOptions.ReadAhead.
 	readAhead int
+	// warn is sstables.ReaderOptions.Warn.
+	warn sstables.WarnFunc
 }
+
+// Warn returns ReaderOptions.Warn (nil drops warnings), for the index
+// layouts' lookups and verification.
+func (r *Reader) Warn() sstables.WarnFunc { return r.warn }
 
 // Open opens desc. table may be nil: the schema is then rebuilt from the
 // serialization header. newIndex opens the index layout once the rest is
@@ -77,22 +82,14 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if fsys == nil {
 		fsys = sstables.OSFS
 	}
-	r := &Reader{desc: desc, fsys: fsys, maxValue: opts.EffectiveMaxValueSize(), readAhead: opts.ReadAhead}
-	toc, err := sstables.ReadTOC(fsys, desc)
-	switch {
-	case err == nil:
-		r.toc = toc
-	case errors.Is(err, fs.ErrNotExist):
-		// Some test corpora ship without TOC.txt; probe the files.
-	default:
-		return nil, err
-	}
-	statsPath := desc.Path(sstables.ComponentStatistics)
-	b, err := ReadComponent(fsys, statsPath, sstables.ComponentStatistics, sstables.MaxStatisticsSize)
+	r := &Reader{desc: desc, fsys: fsys, maxValue: opts.EffectiveMaxValueSize(), readAhead: opts.ReadAhead, warn: opts.Warn}
+	toc, err := sstables.OpenTOC(fsys, desc, opts.Warn)
 	if err != nil {
 		return nil, err
 	}
-	if r.stats, err = sstables.DecodeStatistics(b, desc.Version, statsPath); err != nil {
+	r.toc = toc
+	statsPath := desc.Path(sstables.ComponentStatistics)
+	if r.stats, err = sstables.ReadStatistics(fsys, desc, opts.Warn); err != nil {
 		return nil, err
 	}
 	if r.part, err = sstables.FilePartitioner(r.stats.Partitioner, statsPath); err != nil {
@@ -117,7 +114,7 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if chance == 0 {
 		chance = table.Options.CRCCheckChance
 	}
-	r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance})
+	r.data, err = sstables.OpenData(fsys, desc, sstables.DataReaderOptions{CRCCheckChance: chance, Warn: opts.Warn, WarnCRCMismatch: opts.WarnUncompressedCRC})
 	if err != nil {
 		return nil, err
 	}

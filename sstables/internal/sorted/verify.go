@@ -55,7 +55,7 @@ type BlockVerifier interface {
 //
 // Statistics.db was parsed by Open.
 func (r *Reader) Verify(newVerifier func(rep *sstables.VerifyReport) (IndexVerifier, error)) error {
-	rep, err := sstables.VerifySSTable(r.desc, sstables.VerifyOptions{FS: r.fsys})
+	rep, err := sstables.VerifySSTable(r.desc, sstables.VerifyOptions{FS: r.fsys, Warn: r.warn})
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (r *Reader) Verify(newVerifier func(rep *sstables.VerifyReport) (IndexVerif
 			if err := iv.End(firstKey, prevKey, count); err != nil {
 				return err
 			}
-			return rebuild.Check(r.desc.Path(sstables.ComponentFilter))
+			return rebuild.Check(r.desc.Path(sstables.ComponentFilter), r.warn)
 		}
 		if err != nil {
 			return err
