@@ -35,6 +35,11 @@ type SinkOptions struct {
 	// (sstables.NewUUIDID, Cassandra 4.1+), unique across processes and
 	// machines, instead of successive generations.
 	UUIDs bool
+	// CapDeletionTimes caps local deletion and expiration times past
+	// 2038-01-19 to that day when Format stores signed 32-bit times (the
+	// versions before oa; Cassandra's expiration_date_overflow_policy
+	// CAP); otherwise such data fails the flush, naming the partition.
+	CapDeletionTimes bool
 	// MemtableSize is the memtable memory in bytes at which the data
 	// gathered so far is flushed; 0 means DefaultMemtableSize.
 	MemtableSize int64
@@ -105,6 +110,9 @@ func (s *MemtableSink) newMemtable() *memtable.Memtable {
 func (s *MemtableSink) Apply(p *mutation.Partition, _ int) error {
 	if s.failed.Load() {
 		return ErrStopped
+	}
+	if s.opts.CapDeletionTimes && !s.opts.Format.Version().UIntDeletionTime() {
+		p.CapDeletionTimes(mutation.MaxLegacyDeletionTime, true)
 	}
 	if err := s.mt.Apply(p); err != nil {
 		return err

@@ -32,10 +32,16 @@ import (
 	"github.com/castable-db/castable/sstables"
 )
 
+// DefaultFormat is the version a flush writes when Options.Format is nil:
+// nb, what Cassandra 4.0, 4.1 and 5.0 (in its shipped compatibility mode)
+// write by default.
+const DefaultFormat = "nb"
+
 // Options configure one flush. Zero values mean the defaults given per field.
 type Options struct {
-	// Format is the SSTable format to write (required), such as
-	// sstables.Lookup("nb").
+	// Format is the SSTable format to write; nil means DefaultFormat
+	// (looked up in the registry: the program links the formats, e.g. by
+	// importing sstables/formats).
 	Format sstables.Format
 	// WriterOptions are passed to the writer (see sstables.WriterOptions):
 	// Dir is required, and Generation (or UUID) for Flush, whereas Service
@@ -110,7 +116,11 @@ type progressFunc func(done int64)
 
 func flush(ctx context.Context, f *memtable.Frozen, opts Options, progress progressFunc) (*Result, error) {
 	if opts.Format == nil {
-		return nil, errors.New("flush: no format")
+		f, err := sstables.Lookup(DefaultFormat)
+		if err != nil {
+			return nil, fmt.Errorf("flush: no Format given and the default %s is not linked (import sstables/formats): %w", DefaultFormat, err)
+		}
+		opts.Format = f
 	}
 	if opts.Dir == "" {
 		return nil, errors.New("flush: no directory")

@@ -13,9 +13,19 @@ import (
 	_ "github.com/castable-db/castable/sstables/formats" // every format, for sstables.Lookup
 )
 
-// DefaultFormat is the version write and convert produce without
-// --format/--to.
-const DefaultFormat = "mc"
+// DefaultFormat is the version write produces without --format: nb, what
+// Cassandra 4.0, 4.1 and 5.0 (in its shipped compatibility mode) write.
+// convert without --to keeps each input's version.
+const DefaultFormat = "nb"
+
+// columnIndexSize turns a --column-index-size-kb value into
+// WriterOptions.ColumnIndexSize bytes (0: the version's default).
+func columnIndexSize(kb int) (int, error) {
+	if kb < 0 || kb > 1<<20 {
+		return 0, Usagef("--column-index-size-kb %d: want a size in KiB between 1 and 1048576 (0 for the version's default)", kb)
+	}
+	return kb << 10, nil
+}
 
 // writeFormat returns the format named by a --format/--to flag ("" means
 // DefaultFormat).

@@ -38,7 +38,9 @@ type WriteOptions struct {
 	// CSVOptions say how the CSV input is read.
 	CSVOptions CSVOptions
 
-	// Format is "mc" (the default) or "la".
+	// Format is the SSTable version written (any writable one: la, ma …
+	// oa); "" means DefaultFormat (nb, what Cassandra 4.x and 5.0 write by
+	// default).
 	Format string
 	// Partitioner is the partitioner's class name, full or short
 	// ("ByteOrdered"); "" means Murmur3Partitioner.
@@ -52,6 +54,19 @@ type WriteOptions struct {
 	// Generation is the generation of the first SSTable written; 0 means
 	// the next free one in Out.
 	Generation int
+	// UUIDIdentifiers names each SSTable with a UUID-based identifier
+	// (Cassandra 4.1+'s uuid_sstable_identifiers_enabled) instead of an
+	// integer generation.
+	UUIDIdentifiers bool
+	// ColumnIndexSizeKB is column_index_size in KiB: the row index cuts a
+	// partition's rows into blocks of that size; 0 means the version's
+	// default (64 KiB for the big versions).
+	ColumnIndexSizeKB int
+	// CapDeletionTimes writes local deletion and expiration times past
+	// 2038-01-19 as that day (Cassandra's expiration_date_overflow_policy
+	// CAP) in the versions before oa, which cannot store later ones; by
+	// default such data is an error naming the partition (REJECT).
+	CapDeletionTimes bool
 	// HeaderAllColumns lists every table column in mc's serialization
 	// header (as ScyllaDB does), not only those that occur.
 	HeaderAllColumns bool
@@ -148,6 +163,10 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 	if err != nil {
 		return nil, err
 	}
+	cis, err := columnIndexSize(opts.ColumnIndexSizeKB)
+	if err != nil {
+		return nil, err
+	}
 	params, err := bulk.CompressionParams(table, opts.Compression, opts.ChunkLengthKB)
 	if err != nil {
 		return nil, err
@@ -185,15 +204,18 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 			Generation:          gen,
 			Compression:         &params,
 			Jobs:                opts.Jobs,
+			ColumnIndexSize:     cis,
 			HeaderAllColumns:    opts.HeaderAllColumns,
 			ScyllaShadowable:    opts.ScyllaShadowable,
 			ShadowableAsRegular: opts.ShadowableAsRegular,
 		},
-		MemtableSize:   opts.MemtableSize,
-		MaxSSTableSize: opts.MaxSSTableSize,
-		Verbatim:       opts.Input != "",
-		Now:            now,
-		OnFlushed:      func(r []*sstables.WriteResult) { prog.addSSTables(int64(len(r))) },
+		UUIDs:            opts.UUIDIdentifiers,
+		CapDeletionTimes: opts.CapDeletionTimes,
+		MemtableSize:     opts.MemtableSize,
+		MaxSSTableSize:   opts.MaxSSTableSize,
+		Verbatim:         opts.Input != "",
+		Now:              now,
+		OnFlushed:        func(r []*sstables.WriteResult) { prog.addSSTables(int64(len(r))) },
 	})
 	read := bulk.ReadOptions{Table: table, Timestamp: ts, Now: now, OnRows: prog.addRows}
 	var rows int64

@@ -129,6 +129,7 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 		DropTime:              w.aux.addDropTime,
 		LiveDropTimes:         w.profile.SentinelTombstoneBin,
 		LiveLivenessDropTimes: w.profile.SentinelCountsLiveness,
+		UnsignedDeletionTimes: v.UIntDeletionTime(),
 	})
 
 	if w.files, err = sstables.NewFileSet(opts.FS, w.desc); err != nil {

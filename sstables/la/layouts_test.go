@@ -314,3 +314,13 @@ func TestReadSplitTombstones(t *testing.T) {
 		got = append(got, kind.String())
 	}
 }
+
+// TestUnrepresentableDuration: a table with a duration column (3.10+)
+// cannot be written as la; the error names the column.
+func TestUnrepresentableDuration(t *testing.T) {
+	table := tableFromCQL(t, `CREATE TABLE ks.d (pk int PRIMARY KEY, d duration, l list<frozen<tuple<int, duration>>>);`)
+	_, err := writeLA(t, false, table, nil, t.TempDir(), compress.Params{})
+	if err == nil || !strings.Contains(err.Error(), "duration") || !strings.Contains(err.Error(), "column d") {
+		t.Fatalf("got %v, want an error naming the duration column", err)
+	}
+}

@@ -24,6 +24,12 @@ var mcWriteUnrepresentable = map[string]string{
 	"shadowable_deletion": "shadowable row deletion",
 }
 
+// mcWriteTypesLALacks are the mc-write cases whose table has a type
+// Cassandra 2.2 does not have: the writer refuses the table.
+var mcWriteTypesLALacks = map[string]string{
+	"different_types": "no duration type",
+}
+
 // loadMCWriteCase parses a case's schema.cql and data.json.
 func loadMCWriteCase(t testing.TB, dir string) (*schema.Table, []*mutation.Partition, []byte) {
 	t.Helper()
@@ -97,6 +103,12 @@ func TestMCWriteRoundTrip(t *testing.T) {
 			}
 			for _, params := range codecs {
 				d, err := writeLA(t, false, table, parts, t.TempDir(), params)
+				if want, ok := mcWriteTypesLALacks[c.Name()]; ok {
+					if err == nil || !strings.Contains(err.Error(), want) {
+						t.Fatalf("writing: got error %v, want %q", err, want)
+					}
+					continue
+				}
 				if want, ok := mcWriteUnrepresentable[c.Name()]; ok {
 					if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "partition ") {
 						t.Fatalf("writing: got error %v, want one naming the partition and %q", err, want)
@@ -148,6 +160,9 @@ func TestStreamingWriteEqualsAppend(t *testing.T) {
 	}
 	for _, c := range cases {
 		if !c.IsDir() {
+			continue
+		}
+		if _, ok := mcWriteTypesLALacks[c.Name()]; ok {
 			continue
 		}
 		t.Run(c.Name(), func(t *testing.T) {

@@ -200,6 +200,11 @@ func checkTable(t *schema.Table) error {
 	if !l.compound && !l.dense && l.rowClustering != 1 {
 		return fmt.Errorf("la: table %s.%s: a COMPACT STORAGE table without clustering columns needs Cassandra 3.x's hidden clustering column", t.Keyspace, t.Name)
 	}
+	for _, c := range t.Columns() {
+		if hasDuration(c.Type) {
+			return fmt.Errorf("la: table %s.%s: column %s: Cassandra 2.2 has no duration type (it came in 3.10)", t.Keyspace, t.Name, c.Name)
+		}
+	}
 	for _, c := range append(append([]*schema.Column{}, t.Static...), t.Regular...) {
 		if len(c.Name) > maxShortLength {
 			return fmt.Errorf("la: column name of %d bytes", len(c.Name))
@@ -209,6 +214,19 @@ func checkTable(t *schema.Table) error {
 		}
 	}
 	return nil
+}
+
+// hasDuration reports whether t is or holds the duration type.
+func hasDuration(t *schema.Type) bool {
+	if t.Kind == schema.KindDuration {
+		return true
+	}
+	for _, p := range t.Params {
+		if hasDuration(p) {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *Writer) fail(err error) error {

@@ -1,7 +1,10 @@
 package rows
 
 import (
+	"errors"
+	"fmt"
 	"math"
+	"time"
 
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
@@ -56,6 +59,9 @@ type Collector struct {
 	dropTime              func(ldt int64)
 	liveDropTimes         bool
 	liveLivenessDropTimes bool
+	unsigned              bool
+	overflowed            bool
+	overflowLDT           int64
 }
 
 // CollectorOptions configure a Collector.
@@ -72,6 +78,10 @@ type CollectorOptions struct {
 	// LiveLivenessDropTimes the live row livenesses too
 	// (Profile.SentinelCountsLiveness).
 	LiveDropTimes, LiveLivenessDropTimes bool
+	// UnsignedDeletionTimes says the version stores local deletion times
+	// unsigned (oa on: 1970 … 2106) rather than signed (up to 2038); a
+	// time the version cannot store makes Overflow report it.
+	UnsignedDeletionTimes bool
 }
 
 // NewCollector starts a collector for table, whose serialization header
@@ -88,6 +98,7 @@ func NewCollector(table *schema.Table, clusteringTypes []*schema.Type, opts Coll
 		dropTime:              opts.DropTime,
 		liveDropTimes:         opts.LiveDropTimes,
 		liveLivenessDropTimes: opts.LiveLivenessDropTimes,
+		unsigned:              opts.UnsignedDeletionTimes,
 	}
 }
 
@@ -101,6 +112,7 @@ func (c *Collector) timestamp(ts int64) {
 }
 
 func (c *Collector) localDeletionTime(ldt int64) {
+	c.checkFits(ldt)
 	if !c.ldtSet {
 		c.ldtSet, c.minLDT, c.maxLDT = true, ldt, ldt
 	} else {
@@ -147,6 +159,7 @@ func (c *Collector) liveness(l mutation.LivenessInfo) {
 // ldtOnly records a local deletion time in the min/max without the
 // tombstone histogram.
 func (c *Collector) ldtOnly(ldt int64) {
+	c.checkFits(ldt)
 	if !c.ldtSet {
 		c.ldtSet, c.minLDT, c.maxLDT = true, ldt, ldt
 		return
@@ -167,6 +180,36 @@ func (c *Collector) row(columns int64) {
 	c.TotalColumnsSet += columns
 	c.TotalRows++
 }
+
+// checkFits records the first local deletion time the version cannot
+// store.
+func (c *Collector) checkFits(ldt int64) {
+	if ldt == mutation.NoDeletionTime || c.overflowed {
+		return
+	}
+	if c.unsigned && (ldt < 0 || ldt > mutation.MaxDeletionTime) || !c.unsigned && (ldt > mutation.MaxLegacyDeletionTime || ldt < math.MinInt32) {
+		c.overflowed, c.overflowLDT = true, ldt
+	}
+}
+
+// Overflow returns an error for the first local deletion or expiration
+// time recorded that the version written cannot store (one past 2038 for
+// the versions before oa, a negative one for oa), and clears it.
+func (c *Collector) Overflow() error {
+	if !c.overflowed {
+		return nil
+	}
+	c.overflowed = false
+	t := time.Unix(c.overflowLDT, 0).UTC().Format(time.RFC3339)
+	if c.unsigned {
+		return fmt.Errorf("%w: local deletion time %d (%s) is outside the unsigned 32-bit range of oa and later (1970 … 2106); a negative time is an overflowed TTL of Cassandra 3.x (CASSANDRA-14092), which castable scrub --reinsert-overflowed-ttl repairs", ErrDeletionTimeOverflow, c.overflowLDT, t)
+	}
+	return fmt.Errorf("%w: local deletion time %d (%s) is past 2038-01-19T03:14:06Z, the last the versions before oa store; write oa or later, or cap it (Cassandra's expiration_date_overflow_policy CAP)", ErrDeletionTimeOverflow, c.overflowLDT, t)
+}
+
+// ErrDeletionTimeOverflow reports data whose local deletion or expiration
+// time the version written cannot store.
+var ErrDeletionTimeOverflow = errors.New("deletion time does not fit the version")
 
 // partitionDeletion records a partition's deletion.
 func (c *Collector) partitionDeletion(d mutation.DeletionTime) {

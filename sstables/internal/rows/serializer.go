@@ -143,6 +143,9 @@ func (s *Serializer) StartPartition(key []byte, deletion mutation.DeletionTime, 
 	s.partCells = 0
 	s.blocks.Reset()
 	s.coll.partitionDeletion(deletion)
+	if err := s.coll.Overflow(); err != nil {
+		return err
+	}
 
 	b := s.out
 	b = binary.BigEndian.AppendUint16(b, uint16(len(key)))
@@ -338,6 +341,9 @@ func (s *Serializer) writeRow(r *mutation.Row, isStatic bool) error {
 	if !isStatic || !rowIsEmpty(r) {
 		c.row(columns)
 	}
+	if err := c.Overflow(); err != nil {
+		return err
+	}
 	s.partCells += cells
 	return nil
 }
@@ -442,6 +448,9 @@ func (s *Serializer) writeSimpleRow(r *mutation.Row) (done bool, err error) {
 	c.prefix(mutation.ClusteringKind, r.Clustering)
 	n := int64(len(present))
 	c.row(n)
+	if err := c.Overflow(); err != nil {
+		return true, err
+	}
 	s.partCells += n
 	return true, nil
 }
@@ -698,6 +707,9 @@ func (s *Serializer) WriteMarker(m *mutation.RangeTombstoneMarker) error {
 	s.coll.deletion(first)
 	if boundary {
 		s.coll.deletion(second)
+	}
+	if err := s.coll.Overflow(); err != nil {
+		return err
 	}
 	s.prevStart = start
 	s.lastPos = end
