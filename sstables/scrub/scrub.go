@@ -807,6 +807,9 @@ func (s *scrubber) newWriter() (sstables.Writer, error) {
 		Compression:     &params,
 		Jobs:            s.opts.Jobs,
 		ColumnIndexSize: s.opts.ColumnIndexSize,
+		// A ScyllaDB shadowable deletion keeps ScyllaDB's encoding
+		// (Cassandra's kind keeps its own either way).
+		ScyllaShadowable: true,
 	}
 	if s.opts.UUIDIdentifiers {
 		wopts.Generation = 0
