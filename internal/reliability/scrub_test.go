@@ -115,6 +115,7 @@ type scrubOutcome struct {
 	total, required     int // partitions of the sound SSTable; wholly before the damage
 	rescued, requiredOK int
 	suspectKept         int
+	falseAlarm          bool // the report says lost, yet everything came out intact
 }
 
 // scrubCase scrubs one damaged copy in memory and checks the result.
@@ -162,7 +163,11 @@ func scrubCase(s *SSTable, t *Target, base []scrubPart, length int64, d Damage) 
 	}
 	first := damageStart(s, d, length)
 	var missing []string
+	absent := 0
 	for _, p := range base {
+		if _, ok := got[p.key]; !ok {
+			absent++
+		}
 		sum, ok := got[p.key]
 		ok = ok && sum == p.sum
 		if ok {
@@ -181,6 +186,10 @@ func scrubCase(s *SSTable, t *Target, base []scrubPart, length int64, d Damage) 
 		o.err = fmt.Errorf("lost %d partitions wholly before the first damaged byte (uncompressed offset %d): %s", len(missing), first, strings.Join(missing[:min(3, len(missing))], ", "))
 	}
 	o.suspectKept = len(rep.Suspect)
+	if absent > 0 && !rep.Lost() && len(rep.Suspect) == 0 && o.err == nil {
+		o.err = fmt.Errorf("%d partitions are missing from the output but the report says nothing was lost", absent)
+	}
+	o.falseAlarm = rep.Lost() && o.rescued == o.total
 	return o
 }
 
@@ -188,7 +197,9 @@ func scrubCase(s *SSTable, t *Target, base []scrubPart, length int64, d Damage) 
 // truncations and byte flips of Data.db and Index.db from the corruption
 // sweep's quick plan, sampled evenly down to -scrub.cases — in memory,
 // each under a 30 s timeout. Every scrub must return (no panic, no hang,
-// no error), every SSTable it writes must open and verify, and every
+// no error), every SSTable it writes must open and verify, a partition
+// missing from the output must be reported lost (or a kept one suspect),
+// and every
 // partition that lies wholly before the first damaged byte (for a
 // compressed Data.db: before the chunk holding it; for Index.db damage:
 // every partition) must come out with exactly its content. The overall
@@ -231,7 +242,7 @@ func TestScrubSweep(t *testing.T) {
 	}
 	start := time.Now()
 	var mu sync.Mutex
-	var total, required, rescued, requiredOK, suspect, failed int
+	var total, required, rescued, requiredOK, suspect, failed, falseAlarms int
 	// Per component: cases counted and the sum of their rescued fractions.
 	cases := map[sstables.Component]int{}
 	fraction := map[sstables.Component]float64{}
@@ -266,6 +277,9 @@ func TestScrubSweep(t *testing.T) {
 					rescued += o.rescued
 					requiredOK += o.requiredOK
 					suspect += o.suspectKept
+					if o.falseAlarm {
+						falseAlarms++
+					}
 				}
 				mu.Unlock()
 				if g.Hung {
@@ -285,6 +299,7 @@ func TestScrubSweep(t *testing.T) {
 	t.Logf("%d SSTables, %d damaged copies scrubbed (of the plan's %d) in %s: %d of %d partitions rescued (%.1f%%); wholly before the first damaged byte %d of %d (%.1f%%); %d kept partitions reported suspect",
 		len(corpus), len(jobs), all, time.Since(start).Round(time.Millisecond), rescued, total, 100*float64(rescued)/float64(max(1, total)),
 		requiredOK, required, 100*float64(requiredOK)/float64(max(1, required)), suspect)
+	t.Logf("%d scrubs reported a loss although every partition came out intact", falseAlarms)
 	for _, c := range []sstables.Component{sstables.ComponentData, sstables.ComponentIndex} {
 		t.Logf("%s damage: %d copies, mean rescued fraction per copy %.1f%%", c, cases[c], 100*fraction[c]/float64(max(1, cases[c])))
 	}

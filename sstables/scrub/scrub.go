@@ -196,7 +196,8 @@ type scrubber struct {
 	rep    *Report
 	dry    bool // count only; write nothing
 
-	index      []indexEntry // sorted by position, one per position
+	index      []indexEntry          // sorted by position, one per position
+	filter     *sstables.BloomFilter // the input's Filter.db, nil when it does not read
 	dataLength int64
 	badChunks  []span // uncompressed chunks whose CRC.db checksum fails
 
@@ -205,6 +206,13 @@ type scrubber struct {
 	prevKey    []byte
 	prevToken  dht.Token
 	outOfOrder []*mutation.Partition
+
+	// readStarts are the Data.db offsets of the partitions read whole (in
+	// increasing order: reading only moves forward), seenKeys the hashes
+	// of their keys: what tells, at the end, which Index.db entries the
+	// scan never found.
+	readStarts []int64
+	seenKeys   map[uint64]struct{}
 
 	gen      int
 	writers  []sstables.Writer
@@ -272,6 +280,7 @@ func Scrub(ctx context.Context, desc sstables.Descriptor, opts Options) (*Report
 	s.dataLength = dataLength(fsys, desc, compressed)
 	s.rep.DataLength = s.dataLength
 	s.loadIndex()
+	s.filter, _ = sstables.ReadBloomFilter(fsys, desc)
 	if !compressed {
 		s.badChunks = badCRCChunks(fsys, desc, s.dataLength)
 	}
@@ -434,6 +443,8 @@ type read struct {
 	end   int64 // the offset after it when the scanner tells; else -1
 	notes []string
 	fixed int
+	// suspect says why the partition may hold damage, if it may.
+	suspect string
 }
 
 // positioner is a scanner that tells the Data.db offset of the next byte
@@ -615,6 +626,8 @@ func (s *scrubber) run() error {
 			break
 		}
 		if err == nil {
+			s.matchIndex(rd)
+			s.saw(rd)
 			if cerr := s.check(rd); cerr != nil {
 				if err := s.ctx.Err(); err != nil {
 					return err
@@ -672,13 +685,132 @@ func (s *scrubber) run() error {
 		if nrd == nil {
 			break
 		}
+		s.saw(nrd)
 		sc = next
 		if err := s.accept(nrd); err != nil {
 			return err
 		}
 		lastStart, lastEnd = nrd.start, nrd.end
 	}
+	s.unfound()
 	return nil
+}
+
+// matchIndex compares the key of a partition read in sequence with the
+// one Index.db gives for its offset. When they differ, one of the two is
+// damaged: Filter.db, which holds every key the writer wrote, decides —
+// a Data.db key it does not hold is replaced by Index.db's (Cassandra's
+// Scrubber, on a mismatch, retries with the index key), and an Index.db
+// key it does not hold is only a warning. When Filter.db cannot tell,
+// Data.db's key is kept and the partition reported suspect.
+func (s *scrubber) matchIndex(rd *read) {
+	i := s.after(rd.start, false)
+	if i >= len(s.index) || s.index[i].pos != rd.start || bytes.Equal(s.index[i].key, rd.p.Key) {
+		return
+	}
+	e := s.index[i]
+	dataKey, indexKey := mutation.FormatKey(s.table, rd.p.Key), mutation.FormatKey(s.table, e.key)
+	inData, inIndex := true, true
+	if s.filter != nil {
+		inData, inIndex = s.filter.MightContain(rd.p.Key), s.filter.MightContain(e.key)
+	}
+	switch {
+	case inIndex && !inData:
+		rd.notes = append(rd.notes, fmt.Sprintf("partition key %s taken from Index.db: Data.db's %s is not in Filter.db (damaged)", indexKey, dataKey))
+		rd.p.Key = slices.Clone(e.key)
+		rd.p.Token = s.part.Token(rd.p.Key)
+	case inData && !inIndex:
+		s.rep.Warnings = append(s.rep.Warnings, fmt.Sprintf("%s: Index.db's key %s for the partition at Data.db offset %d is not in Filter.db (damaged); Data.db's %s kept", s.desc, indexKey, rd.start, dataKey))
+	default:
+		rd.suspect = fmt.Sprintf("Data.db and Index.db disagree on the key at this offset (Index.db: %s) and Filter.db cannot tell which is damaged; Data.db's kept", indexKey)
+	}
+}
+
+// saw records a partition read whole.
+func (s *scrubber) saw(rd *read) {
+	if s.seenKeys == nil {
+		s.seenKeys = map[uint64]struct{}{}
+	}
+	if n := len(s.readStarts); n == 0 || s.readStarts[n-1] < rd.start {
+		s.readStarts = append(s.readStarts, rd.start)
+	}
+	s.seenKeys[keyHash(rd.p.Key)] = struct{}{}
+}
+
+// keyHash is FNV-1a of a key.
+func keyHash(k []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, b := range k {
+		h ^= uint64(b)
+		h *= 1099511628211
+	}
+	return h
+}
+
+// unfound drops the Index.db entries that the scan never found — a
+// partition neither read at the entry's offset nor by the entry's key,
+// nor inside a dropped range (a Data.db cut at a partition boundary ends
+// cleanly, and only Index.db knows what followed). An entry damaged in
+// its key or in its offset alone still matches by the other, and one
+// whose key Filter.db does not hold names no partition that was written.
+func (s *scrubber) unfound() {
+	inDrop := func(pos int64) bool {
+		for _, d := range s.rep.Dropped {
+			if d.Offset <= pos && pos < d.End {
+				return true
+			}
+		}
+		return false
+	}
+	damaged := 0
+	found := func(e indexEntry) bool {
+		if _, ok := slices.BinarySearch(s.readStarts, e.pos); ok {
+			return true
+		}
+		if _, ok := s.seenKeys[keyHash(e.key)]; ok {
+			return true
+		}
+		if inDrop(e.pos) {
+			return true
+		}
+		if s.filter != nil && !s.filter.MightContain(e.key) {
+			// No partition of that key was written: the entry is
+			// damaged (a flipped key length desyncs the entries after
+			// it), not a partition lost.
+			damaged++
+			return true
+		}
+		return false
+	}
+	defer func() {
+		if damaged > 0 {
+			s.rep.Warnings = append(s.rep.Warnings, fmt.Sprintf("%s: %d Index.db entries name keys Filter.db does not hold (damaged entries, not partitions lost)", s.desc, damaged))
+		}
+	}()
+	for i := 0; i < len(s.index); {
+		if found(s.index[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s.index) && !found(s.index[j]) {
+			j++
+		}
+		start := min(s.index[i].pos, s.dataLength)
+		end := s.dataLength
+		if j < len(s.index) {
+			end = min(s.index[j].pos, s.dataLength)
+		}
+		d := Drop{Offset: start, End: max(start, end), Partitions: int64(j - i),
+			Reason: fmt.Sprintf("Index.db places %d partitions from Data.db offset %d on that the scan never found (Data.db is %d bytes: cut short, or damaged so that a partition before them swallowed them)", j-i, s.index[i].pos, s.dataLength)}
+		for k := i; k < j && len(d.Keys) < MaxKeysPerDrop; k++ {
+			d.Keys = append(d.Keys, mutation.FormatKey(s.table, s.index[k].key))
+		}
+		s.rep.Dropped = append(s.rep.Dropped, d)
+		s.rep.LostPartitions += d.Partitions
+		s.rep.LostBytes += d.End - d.Offset
+		i = j
+	}
 }
 
 // resync returns a scanner positioned after the first partition it can
@@ -744,7 +876,9 @@ func (s *scrubber) accept(rd *read) error {
 		s.rep.Changed = append(s.rep.Changed, Change{Key: key, Offset: rd.start, What: n})
 	}
 	s.rep.FixedRows += rd.fixed
-	if s.suspect(rd) {
+	if rd.suspect != "" {
+		s.rep.Suspect = append(s.rep.Suspect, Change{Key: key, Offset: rd.start, What: rd.suspect})
+	} else if s.inBadChunk(rd) {
 		s.rep.Suspect = append(s.rep.Suspect, Change{Key: key, Offset: rd.start, What: "kept from an uncompressed chunk whose CRC.db checksum fails"})
 	}
 	if s.opts.Progress != nil && rd.start > s.reported {
@@ -779,9 +913,9 @@ func (s *scrubber) accept(rd *read) error {
 	return nil
 }
 
-// suspect reports whether rd lies in an uncompressed chunk whose CRC.db
+// inBadChunk reports whether rd lies in an uncompressed chunk whose CRC.db
 // checksum fails.
-func (s *scrubber) suspect(rd *read) bool {
+func (s *scrubber) inBadChunk(rd *read) bool {
 	end := rd.end
 	if end < 0 {
 		end = rd.start + 1

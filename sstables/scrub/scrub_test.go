@@ -2,12 +2,16 @@ package scrub
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/cql"
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/internal/testdata"
 	"github.com/castable-db/castable/mutation"
@@ -252,4 +256,172 @@ func TestOutOfOrderPartitions(t *testing.T) {
 	if n != len(in) {
 		t.Fatalf("%d partitions in the outputs, want %d", n, len(in))
 	}
+}
+
+// TestRowsOutOfOrder writes a partition of five rows, then rearranges the
+// rows' bytes in Data.db to r0 r2 r1 r1 r3 r4 (out of order, r1 twice):
+// scrub sorts them, merges the duplicate, reports the change, loses
+// nothing, and the partition comes out as it was written.
+func TestRowsOutOfOrder(t *testing.T) {
+	sch, err := cql.ParseSchema(`CREATE TABLE ks.t (pk int, ck int, v text, PRIMARY KEY (pk, ck));`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := sch.Tables[0]
+	i32 := func(v int) []byte { return []byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)} }
+	var parts []*mutation.Partition
+	for _, k := range []int{1, 2} {
+		p := &mutation.Partition{Key: i32(k), Token: dht.Murmur3.Token(i32(k)), Deletion: mutation.Live,
+			Static: mutation.Row{Liveness: mutation.EmptyLiveness, Deletion: mutation.Live, ShadowableDeletion: mutation.Live}}
+		for ck := 0; ck < 5; ck++ {
+			p.Rows = append(p.Rows, mutation.Row{Clustering: mutation.Clustering{i32(ck)},
+				Liveness: mutation.LivenessInfo{Timestamp: 1000, TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime},
+				Deletion: mutation.Live, ShadowableDeletion: mutation.Live,
+				Cells: []mutation.Cell{{Column: table.Column("v"), Value: []byte(fmt.Sprintf("value %d", ck)), Timestamp: 1000,
+					TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime}}})
+		}
+		parts = append(parts, p)
+	}
+	slices.SortFunc(parts, func(a, b *mutation.Partition) int { return dht.ComparePartitions(a.Token, a.Key, b.Token, b.Key) })
+	mc, err := sstables.Lookup("mc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := memfs.New()
+	w, err := mc.NewWriter(table, sstables.WriterOptions{Dir: "/in", FS: fsys, Generation: 1, Compression: &compress.Params{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range parts {
+		if err := w.Append(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := w.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := res.Descriptor
+	want := readAll(t, fsys, desc, nil)
+
+	// The byte spans of the first partition's rows.
+	r, err := mc.Open(desc, nil, sstables.ReaderOptions{FS: fsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := r.Scan()
+	if _, err := sc.NextPartition(); err != nil {
+		t.Fatal(err)
+	}
+	ps, ok := sc.(positioner)
+	if !ok {
+		t.Skip("the mc scanner does not tell its position")
+	}
+	bounds := []int64{ps.Pos()}
+	for k := 0; k < 5; k++ {
+		if row, _, err := sc.Next(); err != nil || row == nil {
+			t.Fatalf("row %d: %v", k, err)
+		}
+		bounds = append(bounds, ps.Pos())
+	}
+	sc.Close()
+	r.Close()
+	data, _ := fsys.Get(desc.Path(sstables.ComponentData))
+	row := func(k int) []byte { return data[bounds[k]:bounds[k+1]] }
+	damaged := slices.Concat(data[:bounds[0]], row(0), row(2), row(1), row(1), row(3), row(4), data[bounds[5]:])
+	fsys.Set(desc.Path(sstables.ComponentData), damaged)
+
+	rep, err := Scrub(context.Background(), desc, Options{Dir: "/out", FS: fsys, Generation: 1, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Lost() || len(rep.Outputs) != 1 || len(rep.Changed) != 1 || rep.Changed[0].What != "rows out of order: sorted, 1 duplicate rows merged" {
+		t.Fatalf("lost %d, outputs %v, changed %+v", rep.LostPartitions, rep.Outputs, rep.Changed)
+	}
+	got := readAll(t, fsys, verify(t, fsys, rep.Outputs[0]), nil)
+	if len(got) != len(want) {
+		t.Fatalf("%d partitions, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if len(got[i].Rows) != len(want[i].Rows) {
+			t.Fatalf("partition %d: %d rows, want %d", i, len(got[i].Rows), len(want[i].Rows))
+		}
+		for j := range want[i].Rows {
+			a, b := &want[i].Rows[j], &got[i].Rows[j]
+			if string(a.Clustering[0]) != string(b.Clustering[0]) || string(a.Cells[0].Value) != string(b.Cells[0].Value) || a.Liveness != b.Liveness {
+				t.Errorf("partition %d row %d: got %x %q, want %x %q", i, j, b.Clustering[0], b.Cells[0].Value, a.Clustering[0], a.Cells[0].Value)
+			}
+		}
+	}
+}
+
+// TestRepairedAtClearedOnLoss: a repaired SSTable (repairedAt set) keeps
+// its repair time through a scrub that loses nothing, and comes out
+// unrepaired when the scrub lost partitions, as Cassandra's scrub marks it.
+func TestRepairedAtClearedOnLoss(t *testing.T) {
+	sch, err := cql.ParseSchema(`CREATE TABLE ks.t (pk int PRIMARY KEY, v text);`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := sch.Tables[0]
+	var parts []*mutation.Partition
+	for k := 0; k < 50; k++ {
+		key := []byte{0, 0, 0, byte(k)}
+		parts = append(parts, &mutation.Partition{Key: key, Token: dht.Murmur3.Token(key), Deletion: mutation.Live,
+			Static: mutation.Row{Liveness: mutation.EmptyLiveness, Deletion: mutation.Live, ShadowableDeletion: mutation.Live},
+			Rows: []mutation.Row{{Liveness: mutation.LivenessInfo{Timestamp: 1000, TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime},
+				Deletion: mutation.Live, ShadowableDeletion: mutation.Live,
+				Cells: []mutation.Cell{{Column: table.Column("v"), Value: []byte("some value"), Timestamp: 1000, TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime}}}}})
+	}
+	slices.SortFunc(parts, func(a, b *mutation.Partition) int { return dht.ComparePartitions(a.Token, a.Key, b.Token, b.Key) })
+	nb, err := sstables.Lookup("nb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := memfs.New()
+	w, err := nb.NewWriter(table, sstables.WriterOptions{Dir: "/in", FS: fsys, Generation: 1, Compression: &compress.Params{},
+		Metadata: sstables.Metadata{RepairedAt: 1700000000000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range parts {
+		if err := w.Append(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := w.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := res.Descriptor
+	repairedAt := func(path string) int64 {
+		d, _, _, err := sstables.ParseDescriptor(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := nb.Open(d, nil, sstables.ReaderOptions{FS: fsys})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		return r.Statistics().Stats.RepairedAt
+	}
+
+	rep, err := Scrub(context.Background(), desc, Options{Dir: "/sound", FS: fsys, Generation: 1, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Lost() || rep.RepairedAtCleared || repairedAt(rep.Outputs[0]) != 1700000000000 {
+		t.Fatalf("sound: lost %d, cleared %v, repairedAt %d", rep.LostPartitions, rep.RepairedAtCleared, repairedAt(rep.Outputs[0]))
+	}
+	data, _ := fsys.Get(desc.Path(sstables.ComponentData))
+	fsys.Set(desc.Path(sstables.ComponentData), data[:len(data)/2])
+	rep, err = Scrub(context.Background(), desc, Options{Dir: "/cut", FS: fsys, Generation: 1, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Lost() || !rep.RepairedAtCleared || repairedAt(rep.Outputs[0]) != 0 {
+		t.Fatalf("cut: lost %d, cleared %v, repairedAt %d", rep.LostPartitions, rep.RepairedAtCleared, repairedAt(rep.Outputs[0]))
+	}
+	verify(t, fsys, rep.Outputs[0])
 }
