@@ -25,6 +25,14 @@
 // (Integer.MAX_VALUE − 1, MAX_DELETION_TIME) and timestamp + 1, TTL
 // unchanged (FixNegativeLocalDeletionTimeIterator).
 //
+// Index.db and Filter.db check the scan: a partition whose Data.db key
+// differs from the key Index.db gives for its offset takes Index.db's when
+// Filter.db holds only that one (Cassandra's Scrubber retries with the
+// index key on a mismatch), and is reported Suspect when Filter.db cannot
+// tell; Index.db entries that the scan never found — by offset or by key —
+// are reported lost (a Data.db cut at a partition boundary ends cleanly),
+// unless Filter.db says no partition of their key was written.
+//
 // Chunk checksums: a compressed Data.db is read with every chunk's checksum
 // verified, as Cassandra's scrub reads it, so a damaged chunk loses the
 // partitions that touch it; an uncompressed one is read as Cassandra's read
