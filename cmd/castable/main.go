@@ -481,14 +481,19 @@ Example:
 			if c.NArg() == 0 {
 				return cli.Usagef("missing SSTable")
 			}
+			capTimes, err := overflowPolicy(c)
+			if err != nil {
+				return err
+			}
 			ctx, stop := interruptible(ctx)
 			defer stop()
-			_, err := cli.Scrub(ctx, env, cli.ScrubOptions{
+			_, err = cli.Scrub(ctx, env, cli.ScrubOptions{
 				SSTables: c.Args().Slice(), Out: c.String("out"), To: c.String("to"),
 				Compression: c.String("compression"), ChunkLengthKB: c.Int("chunk-length-kb"),
 				Schema: c.String("schema"), Table: c.String("table"), Generation: c.Int("generation"),
 				UUIDIdentifiers: c.Bool("uuid-identifiers"), ColumnIndexSizeKB: c.Int("column-index-size-kb"),
-				ReinsertOverflowedTTL: c.Bool("reinsert-overflowed-ttl"), Jobs: c.Int("jobs"), JSON: c.Bool("json"),
+				ReinsertOverflowedTTL: c.Bool("reinsert-overflowed-ttl"), CapDeletionTimes: capTimes,
+				Jobs: c.Int("jobs"), JSON: c.Bool("json"),
 			})
 			return err
 		},

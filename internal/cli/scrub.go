@@ -43,6 +43,10 @@ type ScrubOptions struct {
 	// negative values (CASSANDRA-14092) as Cassandra's
 	// sstablescrub --reinsert-overflowed-ttl does.
 	ReinsertOverflowedTTL bool
+	// CapDeletionTimes caps deletion and expiration times past 2038-01-19
+	// into versions before oa (Cassandra's CAP policy) instead of dropping
+	// the partitions that hold them.
+	CapDeletionTimes bool
 	// Jobs is the number of cores compressing chunks; 0 means all.
 	Jobs int
 	// JSON prints the reports as a JSON array on stdout instead of the
@@ -119,7 +123,7 @@ func Scrub(ctx context.Context, env *Env, opts ScrubOptions) ([]*scrub.Report, e
 		sopts := scrub.Options{
 			Dir: opts.Out, Table: table, Format: format, Generation: gen, UUIDIdentifiers: opts.UUIDIdentifiers,
 			ColumnIndexSize: opts.ColumnIndexSizeKB << 10, ReinsertOverflowedTTL: opts.ReinsertOverflowedTTL,
-			Jobs: opts.Jobs, Progress: prog.addBytes,
+			CapDeletionTimes: opts.CapDeletionTimes, Jobs: opts.Jobs, Progress: prog.addBytes,
 		}
 		if opts.Compression != "" || opts.ChunkLengthKB != 0 {
 			params, err := convertParams(d, ConvertOptions{Compression: opts.Compression, ChunkLengthKB: opts.ChunkLengthKB})

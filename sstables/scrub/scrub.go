@@ -94,6 +94,11 @@ type Options struct {
 	// are, and a partition holding one is dropped when the target (oa)
 	// cannot store a negative time.
 	ReinsertOverflowedTTL bool
+	// CapDeletionTimes writes deletion and expiration times past
+	// 2038-01-19 as that day into versions before oa (Cassandra's
+	// expiration_date_overflow_policy CAP); by default a partition holding
+	// one is dropped when the target cannot store it.
+	CapDeletionTimes bool
 	// Jobs is the number of goroutines compressing chunks; 0 means
 	// runtime.GOMAXPROCS(0).
 	Jobs int
@@ -540,6 +545,9 @@ func (s *scrubber) check(rd *read) error {
 	}
 	if err := p.Validate(t); err != nil {
 		return fmt.Errorf("the partition decodes to invalid data: %w", err)
+	}
+	if s.opts.CapDeletionTimes && !s.target.Version().UIntDeletionTime() && p.CapDeletionTimes(mutation.MaxLegacyDeletionTime, true) {
+		rd.notes = append(rd.notes, "deletion times past 2038-01-19T03:14:06Z capped to it (expiration_date_overflow_policy CAP)")
 	}
 	return s.fits(p)
 }

@@ -425,3 +425,52 @@ func TestRepairedAtClearedOnLoss(t *testing.T) {
 	}
 	verify(t, fsys, rep.Outputs[0])
 }
+
+// TestCapDeletionTimes: an oa SSTable with an expiration in 2050 scrubbed
+// into mc loses the partition (mc cannot store the time), unless
+// CapDeletionTimes caps it to 2038-01-19T03:14:06Z, as Cassandra's CAP
+// policy does.
+func TestCapDeletionTimes(t *testing.T) {
+	sch, err := cql.ParseSchema(`CREATE TABLE ks.t (pk int PRIMARY KEY, v text);`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := sch.Tables[0]
+	key := []byte{0, 0, 0, 7}
+	p := &mutation.Partition{Key: key, Token: dht.Murmur3.Token(key), Deletion: mutation.Live,
+		Static: mutation.Row{Liveness: mutation.EmptyLiveness, Deletion: mutation.Live, ShadowableDeletion: mutation.Live},
+		Rows: []mutation.Row{{Liveness: mutation.EmptyLiveness, Deletion: mutation.Live, ShadowableDeletion: mutation.Live,
+			Cells: []mutation.Cell{{Column: table.Column("v"), Value: []byte("x"), Timestamp: 1000, TTL: 3600, LocalDeletionTime: 2524608000}}}}} // 2050-01-01
+	oa, _ := sstables.Lookup("oa")
+	mc, _ := sstables.Lookup("mc")
+	fsys := memfs.New()
+	w, err := oa.NewWriter(table, sstables.WriterOptions{Dir: "/in", FS: fsys, Generation: 1, Compression: &compress.Params{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(p); err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Scrub(context.Background(), res.Descriptor, Options{Dir: "/drop", FS: fsys, Generation: 1, Format: mc, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.LostPartitions != 1 || len(rep.Outputs) != 0 {
+		t.Fatalf("without cap: lost %d, outputs %v", rep.LostPartitions, rep.Outputs)
+	}
+	rep, err = Scrub(context.Background(), res.Descriptor, Options{Dir: "/cap", FS: fsys, Generation: 1, Format: mc, CapDeletionTimes: true, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Lost() || len(rep.Outputs) != 1 || len(rep.Changed) != 1 {
+		t.Fatalf("with cap: lost %d, outputs %v, changed %v", rep.LostPartitions, rep.Outputs, rep.Changed)
+	}
+	got := readAll(t, fsys, verify(t, fsys, rep.Outputs[0]), nil)
+	if ldt := got[0].Rows[0].Cells[0].LocalDeletionTime; ldt != mutation.MaxLegacyDeletionTime {
+		t.Fatalf("capped to %d, want %d", ldt, mutation.MaxLegacyDeletionTime)
+	}
+}
