@@ -123,7 +123,7 @@ func Scrub(ctx context.Context, env *Env, opts ScrubOptions) ([]*scrub.Report, e
 		sopts := scrub.Options{
 			Dir: opts.Out, Table: table, Format: format, Generation: gen, UUIDIdentifiers: opts.UUIDIdentifiers,
 			ColumnIndexSize: opts.ColumnIndexSizeKB << 10, ReinsertOverflowedTTL: opts.ReinsertOverflowedTTL,
-			CapDeletionTimes: opts.CapDeletionTimes, Jobs: opts.Jobs, Progress: prog.addBytes,
+			CapDeletionTimes: opts.CapDeletionTimes, Jobs: opts.Jobs, Progress: func(b, r int64) { prog.addBytes(b); prog.addRows(r) },
 		}
 		if opts.Compression != "" || opts.ChunkLengthKB != 0 {
 			params, err := convertParams(d, ConvertOptions{Compression: opts.Compression, ChunkLengthKB: opts.ChunkLengthKB})

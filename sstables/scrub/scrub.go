@@ -103,8 +103,9 @@ type Options struct {
 	// runtime.GOMAXPROCS(0).
 	Jobs int
 	// Progress, when set, is called (from Scrub's goroutine) with the
-	// number of uncompressed Data.db bytes read since its last call.
-	Progress func(bytes int64)
+	// number of uncompressed Data.db bytes read and of rows rescued since
+	// its last call.
+	Progress func(bytes, rows int64)
 	// Now is the time in seconds since the epoch that merging duplicate
 	// rows uses to tell expired cells; 0 means the current time.
 	Now int64
@@ -327,7 +328,7 @@ func Scrub(ctx context.Context, desc sstables.Descriptor, opts Options) (*Report
 		s.rep.Warnings = append(s.rep.Warnings, w.String())
 	}
 	if s.opts.Progress != nil && s.dataLength > s.reported {
-		s.opts.Progress(s.dataLength - s.reported)
+		s.opts.Progress(s.dataLength-s.reported, 0)
 	}
 	return s.rep, nil
 }
@@ -897,9 +898,9 @@ func (s *scrubber) accept(rd *read) error {
 	} else if s.inBadChunk(rd) {
 		s.rep.Suspect = append(s.rep.Suspect, Change{Key: key, Offset: rd.start, What: "kept from an uncompressed chunk whose CRC.db checksum fails"})
 	}
-	if s.opts.Progress != nil && rd.start > s.reported {
-		s.opts.Progress(rd.start - s.reported)
-		s.reported = rd.start
+	if s.opts.Progress != nil {
+		s.opts.Progress(max(0, rd.start-s.reported), int64(len(p.Rows)))
+		s.reported = max(s.reported, rd.start)
 	}
 	if s.prevKey != nil && dht.ComparePartitions(s.prevToken, s.prevKey, p.Token, p.Key) >= 0 {
 		s.rep.OutOfOrderPartitions++
