@@ -115,7 +115,7 @@ type scrubOutcome struct {
 	total, required     int // partitions of the sound SSTable; wholly before the damage
 	rescued, requiredOK int
 	suspectKept         int
-	falseAlarm          bool // the report says lost, yet everything came out intact
+	falseAlarm          string // when the report says lost, yet everything came out intact: its first drop
 }
 
 // scrubCase scrubs one damaged copy in memory and checks the result.
@@ -189,7 +189,9 @@ func scrubCase(s *SSTable, t *Target, base []scrubPart, length int64, d Damage) 
 	if absent > 0 && !rep.Lost() && len(rep.Suspect) == 0 && o.err == nil {
 		o.err = fmt.Errorf("%d partitions are missing from the output but the report says nothing was lost", absent)
 	}
-	o.falseAlarm = rep.Lost() && o.rescued == o.total
+	if rep.Lost() && o.rescued == o.total && len(rep.Dropped) > 0 {
+		o.falseAlarm = fmt.Sprintf("%+v", rep.Dropped[0])
+	}
 	return o
 }
 
@@ -277,8 +279,9 @@ func TestScrubSweep(t *testing.T) {
 					rescued += o.rescued
 					requiredOK += o.requiredOK
 					suspect += o.suspectKept
-					if o.falseAlarm {
+					if o.falseAlarm != "" {
 						falseAlarms++
+						t.Logf("%s, %v: reported lost although intact: %s", j.s.Name, j.d, o.falseAlarm)
 					}
 				}
 				mu.Unlock()

@@ -769,7 +769,8 @@ func keyHash(k []byte) uint64 {
 // nor inside a dropped range (a Data.db cut at a partition boundary ends
 // cleanly, and only Index.db knows what followed). An entry damaged in
 // its key or in its offset alone still matches by the other, and one
-// whose key Filter.db does not hold names no partition that was written.
+// whose key is empty or not in Filter.db names no partition that was
+// written.
 func (s *scrubber) unfound() {
 	inDrop := func(pos int64) bool {
 		for _, d := range s.rep.Dropped {
@@ -790,10 +791,10 @@ func (s *scrubber) unfound() {
 		if inDrop(e.pos) {
 			return true
 		}
-		if s.filter != nil && !s.filter.MightContain(e.key) {
-			// No partition of that key was written: the entry is
-			// damaged (a flipped key length desyncs the entries after
-			// it), not a partition lost.
+		if len(e.key) == 0 || s.filter != nil && !s.filter.MightContain(e.key) {
+			// No partition of that key was written (no partition key
+			// is empty): the entry is damaged (a flipped key length
+			// desyncs the entries after it), not a partition lost.
 			damaged++
 			return true
 		}
