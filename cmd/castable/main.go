@@ -1,7 +1,7 @@
 // Command castable writes and reads Apache Cassandra SSTables (format mc of
 // Cassandra 3.0/3.11 and la of 2.2): write sstabledump JSON, CQL or CSV into
 // SSTables, dump them as JSON, verify them, show their metadata and layout,
-// and convert between formats and codecs.
+// convert between formats and codecs, and rescue damaged SSTables (scrub).
 //
 // This file only wires flags; the commands live in internal/cli.
 package main
@@ -89,6 +89,7 @@ func run(ctx context.Context, args []string, env *cli.Env) int {
 			metadataCommand(env),
 			layoutCommand(env),
 			convertCommand(ctx, env),
+			scrubCommand(ctx, env),
 			versionCommand(env),
 			genCSVCommand(env),
 		},
@@ -475,6 +476,57 @@ Example:
 				HeaderAllColumns:    c.Bool("header-all-columns"),
 				UUIDIdentifiers:     c.Bool("uuid-identifiers"), ColumnIndexSizeKB: c.Int("column-index-size-kb"),
 				CapDeletionTimes: capTimes,
+			})
+			return err
+		},
+	}
+}
+
+func scrubCommand(ctx context.Context, env *cli.Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "scrub",
+		Usage:     "rescue what damaged SSTables still hold into new SSTables",
+		ArgsUsage: "SSTABLE...",
+		Description: `Modelled on Cassandra's sstablescrub and scylla-sstable scrub. Never
+changes its input. Reads each SSTable partition by partition, each checked
+whole before it is written; after damage it resyncs where Index.db places
+the next partition that decodes, and drops what it cannot decode. Rows out
+of order are sorted (duplicates merged); partitions out of order go, sorted,
+to a second SSTable, as Cassandra's scrub writes them. With
+--reinsert-overflowed-ttl, expiration times that overflowed to 1901
+(CASSANDRA-14092) get Cassandra's repair: 2038-01-19T03:14:06Z, timestamp + 1.
+Writes the input's version (or --to) through the normal writers (temporary
+names, TOC.txt last). Every dropped byte range (uncompressed Data.db
+offsets, partitions and keys), changed and suspect partition is printed on
+stderr; the Data.db paths written on stdout, or with --json the reports.
+Exits 1 when anything was lost, 0 otherwise.
+
+Example:
+  castable scrub --out rescued data/ks/t/mc-5-big-Data.db
+  castable scrub --reinsert-overflowed-ttl --to oa --json --out rescued data/ks/t`,
+		Flags: append(append(schemaFlags(false),
+			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`DIR` to write into (not the input's)", Required: true},
+			&ucli.StringFlag{Name: "to", Usage: "target `VERSION`: la, ma … me, na, nb, nc, oa (default: each input's own)"},
+			&ucli.BoolFlag{Name: "reinsert-overflowed-ttl", Usage: "repair expiration times that overflowed to negative values (CASSANDRA-14092) as Cassandra's scrub does"},
+			&ucli.BoolFlag{Name: "json", Usage: "print the reports as JSON on stdout"},
+		), compressionFlags()...),
+		Action: func(c *ucli.Context) error {
+			if c.NArg() == 0 {
+				return cli.Usagef("missing SSTable")
+			}
+			capTimes, err := overflowPolicy(c)
+			if err != nil {
+				return err
+			}
+			ctx, stop := interruptible(ctx)
+			defer stop()
+			_, err = cli.Scrub(ctx, env, cli.ScrubOptions{
+				SSTables: c.Args().Slice(), Out: c.String("out"), To: c.String("to"),
+				Compression: c.String("compression"), ChunkLengthKB: c.Int("chunk-length-kb"),
+				Schema: c.String("schema"), Table: c.String("table"), Generation: c.Int("generation"),
+				UUIDIdentifiers: c.Bool("uuid-identifiers"), ColumnIndexSizeKB: c.Int("column-index-size-kb"),
+				ReinsertOverflowedTTL: c.Bool("reinsert-overflowed-ttl"), CapDeletionTimes: capTimes,
+				Jobs: c.Int("jobs"), JSON: c.Bool("json"),
 			})
 			return err
 		},

@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"sstables/mc":       {"sstables", "sstables/version", "sstables/big", "schema"}, // a thin face over big
 	"sstables/formats":  {"sstables/big", "sstables/bti", "sstables/la"},
 	"flush":             {"memtable", "sstables", "sstables/version", "compress", "checksummer", "schema", "mutation", "dht"},
+	"sstables/scrub":    {"sstables", "sstables/version", "compress", "schema", "mutation", "dht"},                     // like flush: formats through the registry
 	"bulk":              {"flush", "memtable", "sstables", "cql", "jsondump", "compress", "schema", "mutation", "dht"}, // like flush: no version package
 	"internal/faultfs":  {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
 	"internal/memfs":    {"sstables"},

@@ -14,5 +14,6 @@
 // into the mc and la writers (TestWriterFaults*), crash consistency under
 // SIGKILL (TestCrashConsistency, which re-executes the test binary as the
 // flushing child) and the limits for hostile input (TestHostileHeaderCounts,
-// TestKeySizeLimits, TestReaderValueSizeLimit).
+// TestKeySizeLimits, TestReaderValueSizeLimit), and castable scrub over the
+// sweep's damaged copies (TestScrubSweep, TestScrubRandomDamage, FuzzScrub).
 package reliability
