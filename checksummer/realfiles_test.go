@@ -68,7 +68,10 @@ func realSSTables(t testing.TB) []realSSTable {
 			s.crcDB = b
 		}
 		if b, err := os.ReadFile(filepath.Join(s.dir, s.prefix+"-CompressionInfo.db")); err == nil {
-			if s.chunks, err = chunkOffsets(b, int64(len(s.data))); err != nil {
+			// Cassandra 4.0 (na) added maxCompressedLength; ScyllaDB's ms/mt
+			// keep the 3.x layout.
+			withMax := strings.IndexByte("nod", s.prefix[0]) >= 0
+			if s.chunks, err = chunkOffsets(b, int64(len(s.data)), withMax); err != nil {
 				return errors.New(s.dir + ": " + err.Error())
 			}
 		}
@@ -84,9 +87,11 @@ func realSSTables(t testing.TB) []realSSTable {
 	return out
 }
 
-// chunkOffsets reads the chunk offsets of a la/mc CompressionInfo.db
-// (components.md §5.1, big-endian), plus the file size as a final offset.
-func chunkOffsets(b []byte, fileSize int64) ([]int64, error) {
+// chunkOffsets reads the chunk offsets of a CompressionInfo.db
+// (components.md §5.1, big-endian; withMax: the i32 maxCompressedLength
+// that follows the chunk length from na on, modern-formats.md §2.6), plus
+// the file size as a final offset.
+func chunkOffsets(b []byte, fileSize int64, withMax bool) ([]int64, error) {
 	errShort := errors.New("CompressionInfo.db truncated")
 	pos := 0
 	need := func(n int) bool { return pos+n <= len(b) }
@@ -106,6 +111,9 @@ func chunkOffsets(b []byte, fileSize int64) ([]int64, error) {
 		pos += 2 + int(binary.BigEndian.Uint16(b[pos:]))
 	}
 	pos += 4 + 8 // chunk length, data length
+	if withMax {
+		pos += 4
+	}
 	if !need(4) {
 		return nil, errShort
 	}
