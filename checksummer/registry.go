@@ -23,14 +23,16 @@ func Describe(c Checksummer) string {
 // All returns the checksummers available in this build, CRC-32 first, in a
 // fixed order:
 //
-//	crc32              default CRC-32: the faster of the two below (crc32UseKlauspost)
+//	crc32              default CRC-32: UpdateCRC32, castable's VPCLMULQDQ
+//	                   assembly (hash/crc32 without it)
 //	crc32-stdlib       Go's hash/crc32
 //	crc32-klauspost    github.com/klauspost/crc32
 //	zlib-crc32         system zlib via cgo (tag zlib); otherwise a pure-Go
 //	                   slicing-by-8 table CRC; combine: zlib's crc32_combine or
 //	                   the GF(2) matrix, PreferCombine false (the slow baseline)
 //	libdeflate-crc32   system libdeflate via cgo (tag libdeflate only)
-//	adler32            default Adler-32: castable's SIMD assembly / SWAR Go
+//	adler32            default Adler-32: UpdateAdler32, castable's SIMD
+//	                   assembly (VNNI, AVX-512BW or AVX2) / SWAR Go
 //	adler32-stdlib     Go's hash/adler32
 //	libdeflate-adler32 system libdeflate via cgo (tag libdeflate only)
 //
@@ -70,9 +72,10 @@ func Unavailable() map[string]string {
 }
 
 // Default returns the fastest available checksummer for alg — the one the
-// SSTable writers use (CRC-32 for mc, Adler-32 for la): "crc32" and
-// "adler32", which run in Go without a cgo call per chunk. It returns nil
-// for an unknown Algorithm.
+// SSTable writers and verify use (CRC-32 for mc and later, Adler-32 for
+// la): "crc32" (UpdateCRC32) and "adler32" (UpdateAdler32), castable's own
+// assembly, with no cgo call per chunk. It returns nil for an unknown
+// Algorithm.
 func Default(alg Algorithm) Checksummer {
 	switch alg {
 	case CRC32:

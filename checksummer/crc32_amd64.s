@@ -1,0 +1,392 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// CRC-32 (IEEE) by carry-less multiplication with VPCLMULQDQ; the
+// arithmetic and the constants are explained in crc32_fold.go, and a pure-Go
+// model of both kernels is in crc32_fold_test.go.
+//
+// Byte offsets into crc32Table (a 64-byte aligned copy of crc32FoldConsts);
+// TestCRC32AsmOffsets checks them against the Go constants.
+#define DIST_END 1024  // 8·crc32DistEnd: just past the distance multipliers
+#define FOLD4096 1024  // 8·crc32Fold4096
+#define FOLD2048 1040  // 8·crc32Fold2048
+#define BARRETT 1056   // 8·crc32BarrettConsts
+
+// crc32Iota holds the bytes 0, 1, …, 63.
+DATA crc32Iota<>+0(SB)/8, $0x0706050403020100
+DATA crc32Iota<>+8(SB)/8, $0x0f0e0d0c0b0a0908
+DATA crc32Iota<>+16(SB)/8, $0x1716151413121110
+DATA crc32Iota<>+24(SB)/8, $0x1f1e1d1c1b1a1918
+DATA crc32Iota<>+32(SB)/8, $0x2726252423222120
+DATA crc32Iota<>+40(SB)/8, $0x2f2e2d2c2b2a2928
+DATA crc32Iota<>+48(SB)/8, $0x3736353433323130
+DATA crc32Iota<>+56(SB)/8, $0x3f3e3d3c3b3a3938
+GLOBL crc32Iota<>(SB), RODATA|NOPTR, $64
+
+// func crc32AVX512(crc uint32, p []byte) uint32
+//
+// Any length. Requires AVX-512 F/BW/VL/VBMI, VPCLMULQDQ and BMI2.
+//
+// The message is cut into N 64-byte vectors aligned to its end: the first
+// one is read with a byte mask that zeroes the s = 64N − n bytes before the
+// message (masked-off bytes are never accessed, so this cannot fault). ^crc
+// is xored into the first four message bytes; when those would straddle the
+// first two vectors (n mod 64 ∈ {1,2,3}) the leading bytes go through the
+// byte table first instead.
+//
+// N ≤ 16: every lane is multiplied by its distance multipliers and the
+// products are xored together (one multiplication deep).
+// N > 16: vectors 0…7 become eight accumulators, folded forward by 4096 bits
+// per 512 bytes; the accumulators and the last R < 8 vectors then take the
+// short path's distance multipliers as N' = 8 + R vectors.
+TEXT ·crc32AVX512(SB), NOSPLIT, $0-36
+	MOVL  crc+0(FP), AX
+	MOVQ  p_base+8(FP), SI
+	MOVQ  p_len+16(FP), CX
+	NOTL  AX
+	TESTQ CX, CX
+	JZ    done
+
+	// Leading bytes one at a time when n mod 64 is 1, 2 or 3.
+	MOVQ CX, BX
+	ANDQ $63, BX
+	DECQ BX
+	CMPQ BX, $2
+	JA   vectors
+	INCQ BX
+	SUBQ BX, CX
+	MOVQ ·crc32Slicing(SB), R12
+
+bytes:
+	MOVBLZX (SI), DX
+	XORB    AL, DL
+	SHRL    $8, AX
+	XORL    (R12)(DX*4), AX
+	INCQ    SI
+	DECQ    BX
+	JNZ     bytes
+	TESTQ   CX, CX
+	JZ      done
+
+vectors:
+	MOVQ  CX, DX
+	NEGQ  DX
+	ANDQ  $63, DX             // s: zero bytes in front of the message
+	MOVQ  SI, R13
+	SUBQ  DX, SI              // SI = start of vector 0
+	LEAQ  63(CX), R9
+	SHRQ  $6, R9              // N
+	MOVQ  $-1, R8
+	SHLXQ DX, R8, R8
+	KMOVQ R8, K1              // the message bytes of vector 0
+	// A masked load takes a slow assist (over 100 ns) when its masked-off
+	// bytes lie in a page the process cannot read, so vector 0 is read
+	// with its padding in front only when that stays in the message's
+	// first page; otherwise its 64 − s message bytes are read from p and
+	// moved up by s bytes.
+	XORQ  SI, R13
+	SHRQ  $12, R13
+	JNZ   headShifted
+	VMOVDQU8.Z (SI), K1, Z0
+
+headDone:
+	MOVL  $15, R10
+	SHLXQ DX, R10, R10
+	KMOVQ R10, K2             // its first four message bytes (s ≤ 60)
+	MOVQ  DX, CX
+	ANDL  $3, CX
+	SHLL  $3, CX
+	ROLL  CX, AX              // byte j of the broadcast holds byte (j−s) mod 4 of ^crc
+	VPBROADCASTD AX, Z30
+	VMOVDQU8.Z Z30, K2, Z31
+	VPXORQ     Z31, Z0, Z0    // vector 0 with ^crc applied
+	MOVQ       ·crc32Table(SB), R11
+	CMPQ       R9, $16
+	JA         long
+
+	// Short path: R12 walks the distance multipliers of vectors 0…N−1.
+	MOVQ       R9, BX
+	SHLQ       $6, BX
+	LEAQ       DIST_END(R11), R12
+	SUBQ       BX, R12
+	VMOVDQU64  (R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z0, Z9
+	VPCLMULQDQ $0x11, Z2, Z0, Z0
+	VPXORQ     Z0, Z9, Z9
+	DECQ       R9
+	JZ         reduce
+
+short:
+	ADDQ       $64, SI
+	ADDQ       $64, R12
+	VMOVDQU64  (SI), Z3
+	VMOVDQU64  (R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+	DECQ       R9
+	JNZ        short
+	JMP        reduce
+
+long:
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VMOVDQU64 256(SI), Z4
+	VMOVDQU64 320(SI), Z5
+	VMOVDQU64 384(SI), Z6
+	VMOVDQU64 448(SI), Z7
+	ADDQ      $512, SI
+	SUBQ      $8, R9          // vectors not yet read
+	VBROADCASTI32X4 FOLD4096(R11), Z8
+	CMPQ      R9, $8
+	JB        longEnd
+
+longLoop:
+	VPCLMULQDQ $0x00, Z8, Z0, Z16
+	VPCLMULQDQ $0x11, Z8, Z0, Z0
+	VPCLMULQDQ $0x00, Z8, Z1, Z17
+	VPCLMULQDQ $0x11, Z8, Z1, Z1
+	VPCLMULQDQ $0x00, Z8, Z2, Z18
+	VPCLMULQDQ $0x11, Z8, Z2, Z2
+	VPCLMULQDQ $0x00, Z8, Z3, Z19
+	VPCLMULQDQ $0x11, Z8, Z3, Z3
+	VPTERNLOGD $0x96, (SI), Z16, Z0
+	VPTERNLOGD $0x96, 64(SI), Z17, Z1
+	VPTERNLOGD $0x96, 128(SI), Z18, Z2
+	VPTERNLOGD $0x96, 192(SI), Z19, Z3
+	VPCLMULQDQ $0x00, Z8, Z4, Z20
+	VPCLMULQDQ $0x11, Z8, Z4, Z4
+	VPCLMULQDQ $0x00, Z8, Z5, Z21
+	VPCLMULQDQ $0x11, Z8, Z5, Z5
+	VPCLMULQDQ $0x00, Z8, Z6, Z22
+	VPCLMULQDQ $0x11, Z8, Z6, Z6
+	VPCLMULQDQ $0x00, Z8, Z7, Z23
+	VPCLMULQDQ $0x11, Z8, Z7, Z7
+	VPTERNLOGD $0x96, 256(SI), Z20, Z4
+	VPTERNLOGD $0x96, 320(SI), Z21, Z5
+	VPTERNLOGD $0x96, 384(SI), Z22, Z6
+	VPTERNLOGD $0x96, 448(SI), Z23, Z7
+	ADDQ       $512, SI
+	SUBQ       $8, R9
+	CMPQ       R9, $8
+	JAE        longLoop
+
+longEnd:
+	// The accumulators are vectors 0…7 of N' = 8 + R9 vectors.
+	LEAQ       8(R9), BX
+	SHLQ       $6, BX
+	LEAQ       DIST_END(R11), R12
+	SUBQ       BX, R12
+	VPCLMULQDQ $0x00, (R12), Z0, Z16
+	VPCLMULQDQ $0x11, (R12), Z0, Z0
+	VPCLMULQDQ $0x00, 64(R12), Z1, Z17
+	VPCLMULQDQ $0x11, 64(R12), Z1, Z1
+	VPCLMULQDQ $0x00, 128(R12), Z2, Z18
+	VPCLMULQDQ $0x11, 128(R12), Z2, Z2
+	VPCLMULQDQ $0x00, 192(R12), Z3, Z19
+	VPCLMULQDQ $0x11, 192(R12), Z3, Z3
+	VPCLMULQDQ $0x00, 256(R12), Z4, Z20
+	VPCLMULQDQ $0x11, 256(R12), Z4, Z4
+	VPCLMULQDQ $0x00, 320(R12), Z5, Z21
+	VPCLMULQDQ $0x11, 320(R12), Z5, Z5
+	VPCLMULQDQ $0x00, 384(R12), Z6, Z22
+	VPCLMULQDQ $0x11, 384(R12), Z6, Z6
+	VPCLMULQDQ $0x00, 448(R12), Z7, Z23
+	VPCLMULQDQ $0x11, 448(R12), Z7, Z7
+	VPTERNLOGD $0x96, Z16, Z1, Z0
+	VPTERNLOGD $0x96, Z17, Z18, Z2
+	VPTERNLOGD $0x96, Z3, Z19, Z4
+	VPTERNLOGD $0x96, Z20, Z5, Z6
+	VPTERNLOGD $0x96, Z21, Z22, Z7
+	VPTERNLOGD $0x96, Z0, Z2, Z4
+	VPTERNLOGD $0x96, Z6, Z7, Z23
+	VPXORQ     Z4, Z23, Z9
+	TESTQ      R9, R9
+	JZ         reduce
+	ADDQ       $512, R12
+
+longTail:
+	VMOVDQU64  (SI), Z3
+	VMOVDQU64  (R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+	ADDQ       $64, SI
+	ADDQ       $64, R12
+	DECQ       R9
+	JNZ        longTail
+
+reduce:
+	// Xor the four lanes of Z9 into W, then Barrett (crc32_fold.go).
+	VEXTRACTI32X4 $1, Z9, X2
+	VEXTRACTI32X4 $2, Z9, X3
+	VEXTRACTI32X4 $3, Z9, X4
+	VPTERNLOGD    $0x96, X2, X3, X9
+	VPXORQ        X4, X9, X9
+	VMOVDQU64     BARRETT(R11), X5
+	VPCLMULQDQ    $0x00, X5, X9, X6   // floor(A·µ / x^64) in the low half
+	VPCLMULQDQ    $0x10, X5, X6, X6   // q·G·x^32
+	VPXORQ        X6, X9, X9
+	VPEXTRD       $2, X9, AX
+	VZEROUPPER
+
+done:
+	NOTL AX
+	MOVL AX, ret+32(FP)
+	RET
+
+headShifted:
+	MOVQ       $64, R10
+	SUBQ       DX, R10
+	MOVQ       $-1, R12
+	BZHIQ      R10, R12, R12
+	KMOVQ      R12, K3
+	VMOVDQU8.Z (SI)(DX*1), K3, Z1  // the 64 − s message bytes of vector 0
+	VPBROADCASTB DX, Z2
+	VMOVDQU64  crc32Iota<>(SB), Z3
+	VPSUBB     Z2, Z3, Z3          // byte j takes byte j − s
+	VPERMB.Z   Z1, Z3, K1, Z0
+	JMP        headDone
+
+// func crc32AVX2(crc uint32, p []byte) uint32
+//
+// len(p) is a multiple of 32, at least 256. Requires AVX2, VPCLMULQDQ and
+// PCLMULQDQ. Vectors 0…7 (256-bit) are accumulators folded forward by 2048
+// bits per 256 bytes; the accumulators and the last R < 8 vectors take the
+// distance multipliers as N' = 8 + R vectors of 32 bytes.
+TEXT ·crc32AVX2(SB), NOSPLIT, $0-36
+	MOVL  crc+0(FP), AX
+	MOVQ  p_base+8(FP), SI
+	MOVQ  p_len+16(FP), R9
+	NOTL  AX
+	MOVQ  ·crc32Table(SB), R11
+	VMOVD AX, X0
+	VPXOR (SI), Y0, Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+	VMOVDQU 128(SI), Y4
+	VMOVDQU 160(SI), Y5
+	VMOVDQU 192(SI), Y6
+	VMOVDQU 224(SI), Y7
+	ADDQ    $256, SI
+	SHRQ    $5, R9
+	SUBQ    $8, R9            // vectors not yet read
+	VBROADCASTI128 FOLD2048(R11), Y8
+	CMPQ    R9, $8
+	JB      avx2End
+
+avx2Loop:
+	VPCLMULQDQ $0x00, Y8, Y0, Y9
+	VPCLMULQDQ $0x11, Y8, Y0, Y0
+	VPCLMULQDQ $0x00, Y8, Y1, Y10
+	VPCLMULQDQ $0x11, Y8, Y1, Y1
+	VPCLMULQDQ $0x00, Y8, Y2, Y11
+	VPCLMULQDQ $0x11, Y8, Y2, Y2
+	VPCLMULQDQ $0x00, Y8, Y3, Y12
+	VPCLMULQDQ $0x11, Y8, Y3, Y3
+	VPXOR      Y9, Y0, Y0
+	VPXOR      Y10, Y1, Y1
+	VPXOR      Y11, Y2, Y2
+	VPXOR      Y12, Y3, Y3
+	VPXOR      (SI), Y0, Y0
+	VPXOR      32(SI), Y1, Y1
+	VPXOR      64(SI), Y2, Y2
+	VPXOR      96(SI), Y3, Y3
+	VPCLMULQDQ $0x00, Y8, Y4, Y9
+	VPCLMULQDQ $0x11, Y8, Y4, Y4
+	VPCLMULQDQ $0x00, Y8, Y5, Y10
+	VPCLMULQDQ $0x11, Y8, Y5, Y5
+	VPCLMULQDQ $0x00, Y8, Y6, Y11
+	VPCLMULQDQ $0x11, Y8, Y6, Y6
+	VPCLMULQDQ $0x00, Y8, Y7, Y12
+	VPCLMULQDQ $0x11, Y8, Y7, Y7
+	VPXOR      Y9, Y4, Y4
+	VPXOR      Y10, Y5, Y5
+	VPXOR      Y11, Y6, Y6
+	VPXOR      Y12, Y7, Y7
+	VPXOR      128(SI), Y4, Y4
+	VPXOR      160(SI), Y5, Y5
+	VPXOR      192(SI), Y6, Y6
+	VPXOR      224(SI), Y7, Y7
+	ADDQ       $256, SI
+	SUBQ       $8, R9
+	CMPQ       R9, $8
+	JAE        avx2Loop
+
+avx2End:
+	LEAQ       8(R9), BX
+	SHLQ       $5, BX
+	LEAQ       DIST_END(R11), R12
+	SUBQ       BX, R12
+	VPCLMULQDQ $0x00, (R12), Y0, Y9
+	VPCLMULQDQ $0x11, (R12), Y0, Y0
+	VPCLMULQDQ $0x00, 32(R12), Y1, Y10
+	VPCLMULQDQ $0x11, 32(R12), Y1, Y1
+	VPCLMULQDQ $0x00, 64(R12), Y2, Y11
+	VPCLMULQDQ $0x11, 64(R12), Y2, Y2
+	VPCLMULQDQ $0x00, 96(R12), Y3, Y12
+	VPCLMULQDQ $0x11, 96(R12), Y3, Y3
+	VPXOR      Y9, Y0, Y0
+	VPXOR      Y10, Y1, Y1
+	VPXOR      Y11, Y2, Y2
+	VPXOR      Y12, Y3, Y3
+	VPCLMULQDQ $0x00, 128(R12), Y4, Y9
+	VPCLMULQDQ $0x11, 128(R12), Y4, Y4
+	VPCLMULQDQ $0x00, 160(R12), Y5, Y10
+	VPCLMULQDQ $0x11, 160(R12), Y5, Y5
+	VPCLMULQDQ $0x00, 192(R12), Y6, Y11
+	VPCLMULQDQ $0x11, 192(R12), Y6, Y6
+	VPCLMULQDQ $0x00, 224(R12), Y7, Y12
+	VPCLMULQDQ $0x11, 224(R12), Y7, Y7
+	VPXOR      Y9, Y4, Y4
+	VPXOR      Y10, Y5, Y5
+	VPXOR      Y11, Y6, Y6
+	VPXOR      Y12, Y7, Y7
+	VPXOR      Y1, Y0, Y0
+	VPXOR      Y3, Y2, Y2
+	VPXOR      Y5, Y4, Y4
+	VPXOR      Y7, Y6, Y6
+	VPXOR      Y2, Y0, Y0
+	VPXOR      Y6, Y4, Y4
+	VPXOR      Y4, Y0, Y0
+	TESTQ      R9, R9
+	JZ         avx2Reduce
+	ADDQ       $256, R12
+
+avx2Tail:
+	VMOVDQU    (SI), Y3
+	VPCLMULQDQ $0x00, (R12), Y3, Y4
+	VPCLMULQDQ $0x11, (R12), Y3, Y3
+	VPXOR      Y4, Y0, Y0
+	VPXOR      Y3, Y0, Y0
+	ADDQ       $32, SI
+	ADDQ       $32, R12
+	DECQ       R9
+	JNZ        avx2Tail
+
+avx2Reduce:
+	VEXTRACTI128 $1, Y0, X1
+	VPXOR        X1, X0, X0
+	VMOVDQU      BARRETT(R11), X5
+	VPCLMULQDQ   $0x00, X5, X0, X6
+	VPCLMULQDQ   $0x10, X5, X6, X6
+	VPXOR        X6, X0, X0
+	VPEXTRD      $2, X0, AX
+	VZEROUPPER
+	NOTL         AX
+	MOVL         AX, ret+32(FP)
+	RET
+
+// func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
