@@ -8,11 +8,18 @@ import "golang.org/x/sys/cpu"
 var (
 	useAdler32AVX2   = cpu.X86.HasAVX2
 	useAdler32AVX512 = useAdler32AVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW
+	useAdler32VNNI   = useAdler32AVX512 && cpu.X86.HasAVX512VNNI && cpu.X86.HasBMI2
 )
+
+// adler32BlockVNNI is the most the VNNI kernel sums in one call: its 32-bit
+// lanes stay below 2^31 up to 512 KiB (adler32_amd64.s).
+const adler32BlockVNNI = 512 << 10
 
 // adler32Impl names the code behind UpdateAdler32.
 func adler32Impl() string {
 	switch {
+	case useAdler32VNNI:
+		return "amd64 AVX-512 VNNI assembly"
 	case useAdler32AVX512:
 		return "amd64 AVX-512BW assembly"
 	case useAdler32AVX2:
@@ -23,7 +30,25 @@ func adler32Impl() string {
 
 // UpdateAdler32 returns the Adler-32 of prev's input followed by p.
 func UpdateAdler32(prev uint32, p []byte) uint32 {
+	if useAdler32VNNI {
+		return adler32VNNI(prev, p)
+	}
 	return adler32Vector(prev, p, useAdler32AVX2, useAdler32AVX512)
+}
+
+// adler32VNNI is UpdateAdler32 with the VNNI kernel, which takes any length
+// (the last bytes through a masked load), one block of up to
+// adler32BlockVNNI bytes per call.
+func adler32VNNI(prev uint32, p []byte) uint32 {
+	a, b := uint64(prev&0xffff), uint64(prev>>16)
+	for len(p) > 0 {
+		n := min(len(p), adler32BlockVNNI)
+		sum, weighted := adler32SumsVNNI(p[:n])
+		b = (b + uint64(n)*a + weighted) % adler32Mod
+		a = (a + sum) % adler32Mod
+		p = p[n:]
+	}
+	return uint32(b)<<16 | uint32(a)
 }
 
 // adler32Vector is UpdateAdler32 with the kernels to use given explicitly
@@ -64,3 +89,9 @@ func adler32SumsAVX2(p []byte) (sum, weighted uint64)
 //
 //go:noescape
 func adler32SumsAVX512(p []byte) (sum, weighted uint64)
+
+// adler32SumsVNNI is adler32SumsAVX2 for any length from 1 to
+// adler32BlockVNNI (AVX-512 VNNI, adler32_amd64.s).
+//
+//go:noescape
+func adler32SumsVNNI(p []byte) (sum, weighted uint64)

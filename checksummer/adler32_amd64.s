@@ -207,3 +207,367 @@ avx512Reduce:
 	MOVQ BX, weighted+32(FP)
 	VZEROUPPER
 	RET
+
+// adler32Ramp holds the bytes 63, 62, …, 0 (Σ (127 − t)·d for the first
+// vector of a pair is ramp + 64; for the second, the ramp itself).
+DATA adler32Ramp<>+0(SB)/8, $0x38393a3b3c3d3e3f
+DATA adler32Ramp<>+8(SB)/8, $0x3031323334353637
+DATA adler32Ramp<>+16(SB)/8, $0x28292a2b2c2d2e2f
+DATA adler32Ramp<>+24(SB)/8, $0x2021222324252627
+DATA adler32Ramp<>+32(SB)/8, $0x18191a1b1c1d1e1f
+DATA adler32Ramp<>+40(SB)/8, $0x1011121314151617
+DATA adler32Ramp<>+48(SB)/8, $0x08090a0b0c0d0e0f
+DATA adler32Ramp<>+56(SB)/8, $0x0001020304050607
+GLOBL adler32Ramp<>(SB), RODATA|NOPTR, $64
+
+// HSUMQ adds the eight 64-bit lanes of Z register zr into GPR r, using the
+// Y/X views yr/xr of zr and a scratch X register xt.
+#define HSUMQ(zr, yr, xr, yt, xt, r) \
+	VEXTRACTI64X4 $1, zr, yt \
+	VPADDQ        yt, yr, yr \
+	VEXTRACTI32X4 $1, yr, xt \
+	VPADDQ        xt, xr, xr \
+	VPSHUFD       $0x4e, xr, xt \
+	VPADDQ        xt, xr, xr \
+	VMOVQ         xr, r
+
+// WIDEN turns the sixteen 32-bit lanes of zr into eight 64-bit sums of
+// adjacent pairs, in place (zt is scratch, zmask holds 0x00000000ffffffff
+// in every 64-bit lane).
+#define WIDEN(zr, zt, zmask) \
+	VPSRLQ $32, zr, zt \
+	VPANDQ zmask, zr, zr \
+	VPADDQ zt, zr, zr
+
+// func adler32SumsVNNI(p []byte) (sum, weighted uint64)
+//
+// 1 ≤ len(p) ≤ adler32BlockVNNI. Requires AVX-512 F/BW and VNNI. The
+// arithmetic is that of the other kernels (Σ d_i and Σ (n − i)·d_i, see
+// adler32_generic.go); VPDPBUSD multiplies 64 unsigned bytes by 64 signed
+// weights and adds each group of four products into a 32-bit lane.
+//
+// Main part, 1 KiB per step: eight groups g of two vectors. For a step k of
+// K and byte t of its group (0 … 127), n − i = 1024·(K−1−k) + 128·(7−g) +
+// (127 − t) + 1, so
+//
+//	weighted = 1024·P + 128·Σ_g (7−g)·A_g + W + sum
+//
+// where A_g accumulates the bytes of group g (VPDPBUSD by ones), W the bytes
+// weighted 127 − t (ramp + 64 for the first vector, ramp for the second),
+// and P the sum of all A_g before each step (so P = Σ_k (K−1−k)·T_k). Every
+// accumulator takes two VPDPBUSD per step, so no dependency chain is longer
+// than the step's 20 cycles of port time: 2.5 vector instructions per 64
+// bytes, and one reduction for the whole call.
+//
+// Lane bounds for K ≤ 512 (adler32BlockVNNI): A_g ≤ 2040·K ≈ 2^20,
+// P ≤ 8·2040·K²/2 < 2^31, W ≤ 8·190740·K < 2^30: no 32-bit lane overflows,
+// and the lanes are widened to 64 bits before they are combined.
+//
+// Rest (< 1 KiB): the same scheme with four groups of one vector (256 bytes
+// per step, weights 64 − i) over the rest padded in front with zeros to whole
+// steps; padding in front weighs nothing, so the sums are exact. The one
+// partial vector is read with a byte mask; masked-off bytes are never
+// accessed, but when they lie in a page without message bytes the CPU still
+// takes a slow assist (over 100 ns), so the kernel never lets them.
+TEXT ·adler32SumsVNNI(SB), NOSPLIT, $0-40
+	MOVQ p_base+0(FP), SI
+	MOVQ p_len+8(FP), CX
+
+	VPTERNLOGD $0xff, Z31, Z31, Z31
+	VPABSB     Z31, Z31                 // bytes of 1
+	VMOVDQU64  adler32Ramp<>(SB), Z27   // 63 … 0
+	MOVL       $64, AX
+	VPBROADCASTB AX, Z28
+	VPADDB     Z27, Z28, Z28            // 127 … 64
+	XORL       R8, R8                   // main sum
+	XORL       R9, R9                   // main weighted
+	XORL       R12, R12                 // 1 once a main part is summed
+	MOVQ       CX, BX
+	SHRQ       $10, BX                  // K
+	JZ         rest
+
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+
+mainLoop:
+	VPADDD    Z1, Z0, Z24
+	VPADDD    Z3, Z2, Z25
+	VPADDD    Z5, Z4, Z26
+	VPADDD    Z7, Z6, Z29
+	VMOVDQU64 (SI), Z17
+	VMOVDQU64 64(SI), Z18
+	VMOVDQU64 128(SI), Z19
+	VMOVDQU64 192(SI), Z20
+	VPDPBUSD  Z31, Z17, Z0
+	VPDPBUSD  Z28, Z17, Z8
+	VPDPBUSD  Z31, Z18, Z0
+	VPDPBUSD  Z27, Z18, Z8
+	VPDPBUSD  Z31, Z19, Z1
+	VPDPBUSD  Z28, Z19, Z9
+	VPDPBUSD  Z31, Z20, Z1
+	VPDPBUSD  Z27, Z20, Z9
+	VPADDD    Z25, Z24, Z24
+	VPADDD    Z29, Z26, Z26
+	VMOVDQU64 256(SI), Z17
+	VMOVDQU64 320(SI), Z18
+	VMOVDQU64 384(SI), Z19
+	VMOVDQU64 448(SI), Z20
+	VPDPBUSD  Z31, Z17, Z2
+	VPDPBUSD  Z28, Z17, Z10
+	VPDPBUSD  Z31, Z18, Z2
+	VPDPBUSD  Z27, Z18, Z10
+	VPDPBUSD  Z31, Z19, Z3
+	VPDPBUSD  Z28, Z19, Z11
+	VPDPBUSD  Z31, Z20, Z3
+	VPDPBUSD  Z27, Z20, Z11
+	VPADDD    Z26, Z24, Z24
+	VMOVDQU64 512(SI), Z17
+	VMOVDQU64 576(SI), Z18
+	VMOVDQU64 640(SI), Z19
+	VMOVDQU64 704(SI), Z20
+	VPDPBUSD  Z31, Z17, Z4
+	VPDPBUSD  Z28, Z17, Z12
+	VPDPBUSD  Z31, Z18, Z4
+	VPDPBUSD  Z27, Z18, Z12
+	VPDPBUSD  Z31, Z19, Z5
+	VPDPBUSD  Z28, Z19, Z13
+	VPDPBUSD  Z31, Z20, Z5
+	VPDPBUSD  Z27, Z20, Z13
+	VPADDD    Z24, Z16, Z16
+	VMOVDQU64 768(SI), Z17
+	VMOVDQU64 832(SI), Z18
+	VMOVDQU64 896(SI), Z19
+	VMOVDQU64 960(SI), Z20
+	VPDPBUSD  Z31, Z17, Z6
+	VPDPBUSD  Z28, Z17, Z14
+	VPDPBUSD  Z31, Z18, Z6
+	VPDPBUSD  Z27, Z18, Z14
+	VPDPBUSD  Z31, Z19, Z7
+	VPDPBUSD  Z28, Z19, Z15
+	VPDPBUSD  Z31, Z20, Z7
+	VPDPBUSD  Z27, Z20, Z15
+	ADDQ      $1024, SI
+	DECQ      BX
+	JNZ       mainLoop
+
+	// T = Σ_g (7−g)·A_g by running sums; S = Σ_g A_g; W = Σ_g W_g.
+	VMOVDQA64 Z0, Z17
+	VMOVDQA64 Z0, Z18
+	VPADDD    Z1, Z17, Z17
+	VPADDD    Z17, Z18, Z18
+	VPADDD    Z2, Z17, Z17
+	VPADDD    Z17, Z18, Z18
+	VPADDD    Z3, Z17, Z17
+	VPADDD    Z17, Z18, Z18
+	VPADDD    Z4, Z17, Z17
+	VPADDD    Z17, Z18, Z18
+	VPADDD    Z5, Z17, Z17
+	VPADDD    Z17, Z18, Z18
+	VPADDD    Z6, Z17, Z17
+	VPADDD    Z17, Z18, Z18             // T
+	VPADDD    Z7, Z17, Z17              // S
+	VPADDD    Z9, Z8, Z8
+	VPADDD    Z11, Z10, Z10
+	VPADDD    Z13, Z12, Z12
+	VPADDD    Z15, Z14, Z14
+	VPADDD    Z10, Z8, Z8
+	VPADDD    Z14, Z12, Z12
+	VPADDD    Z12, Z8, Z8               // W
+	VPTERNLOGD $0xff, Z30, Z30, Z30
+	VPSRLQ    $32, Z30, Z30             // 0x00000000ffffffff
+	WIDEN(Z16, Z19, Z30)
+	WIDEN(Z18, Z19, Z30)
+	WIDEN(Z8, Z19, Z30)
+	WIDEN(Z17, Z19, Z30)
+	VPSLLQ    $10, Z16, Z16
+	VPSLLQ    $7, Z18, Z18
+	VPADDQ    Z18, Z16, Z16
+	VPADDQ    Z8, Z16, Z16
+	VPADDQ    Z17, Z16, Z16             // weighted, 64-bit lanes
+	HSUMQ(Z17, Y17, X17, Y19, X19, R8)
+	HSUMQ(Z16, Y16, X16, Y19, X19, R9)
+	MOVL      $1, R12
+	ANDQ      $1023, CX                 // rest length
+	JZ        store
+	MOVQ      R8, AX                    // the rest follows the main part:
+	IMULQ     CX, AX                    // its bytes weigh len(rest) more
+	ADDQ      AX, R9
+
+rest:
+	// CX = rest length (1 … 1023 here, or all of p when it is shorter
+	// than 1 KiB); R12 = 1 iff a main part precedes it. A_s in
+	// Z0…Z3, W_s in Z8…Z11, P in Z16. The rest is aligned to its end:
+	// zero padding goes in front, where it weighs nothing.
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z16, Z16, Z16
+	VPADDB Z31, Z27, Z26                // 64 … 1
+	LEAQ   255(CX), BX
+	ANDQ   $-256, BX                    // padded length, whole steps
+	MOVQ   BX, DX
+	SUBQ   CX, DX                       // padding in front (0 … 255)
+	SUBQ   DX, SI                       // start of the padded rest
+	SUBQ   $256, BX                     // bytes after the first step
+	MOVQ   DX, R10
+	SHRQ   $6, R10                      // first vector holding data
+	ANDQ   $63, DX                      // its zero bytes in front
+	MOVQ   R10, R11
+	SHLQ   $6, R11
+	ADDQ   SI, R11                      // its address
+	MOVQ   $-1, AX
+	SHLXQ  DX, AX, AX
+	KMOVQ  AX, K1
+	VMOVDQA64 Z26, Z25                  // its weights
+	// A masked load must not reach into a page without message bytes: the
+	// z padding bytes before the rest are the main part's when there is
+	// one; otherwise, if they lie in the previous page, read the vector
+	// from its first message byte instead and lower its weights by z.
+	TESTQ  R12, R12
+	JNZ    restFront
+	LEAQ   (R11)(DX*1), AX
+	XORQ   R11, AX
+	SHRQ   $12, AX
+	JNZ    restShifted
+
+restFront:
+	VMOVDQU8.Z (R11), K1, Z24
+	JMP        restFirst
+
+restShifted:
+	MOVQ   $64, AX
+	SUBQ   DX, AX
+	MOVQ   $-1, R13
+	BZHIQ  AX, R13, R13
+	KMOVQ  R13, K2
+	VMOVDQU8.Z (R11)(DX*1), K2, Z24
+	VPBROADCASTB DX, Z25
+	VPSUBB Z25, Z26, Z25
+
+restFirst:
+	CMPQ R10, $1
+	JB   restFirst0
+	JE   restFirst1
+	CMPQ R10, $2
+	JE   restFirst2
+	VPDPBUSD Z31, Z24, Z3
+	VPDPBUSD Z25, Z24, Z11
+	JMP      restSteps
+
+restFirst0:
+	VPDPBUSD Z31, Z24, Z0
+	VPDPBUSD Z25, Z24, Z8
+	JMP      restSlot1
+
+restFirst1:
+	VPDPBUSD Z31, Z24, Z1
+	VPDPBUSD Z25, Z24, Z9
+	JMP      restSlot2
+
+restFirst2:
+	VPDPBUSD Z31, Z24, Z2
+	VPDPBUSD Z25, Z24, Z10
+	JMP      restSlot3
+
+restSlot1:
+	VMOVDQU64 64(SI), Z18
+	VPDPBUSD  Z31, Z18, Z1
+	VPDPBUSD  Z26, Z18, Z9
+
+restSlot2:
+	VMOVDQU64 128(SI), Z19
+	VPDPBUSD  Z31, Z19, Z2
+	VPDPBUSD  Z26, Z19, Z10
+
+restSlot3:
+	VMOVDQU64 192(SI), Z20
+	VPDPBUSD  Z31, Z20, Z3
+	VPDPBUSD  Z26, Z20, Z11
+
+restSteps:
+	TESTQ BX, BX
+	JZ    restDone
+
+restLoop:
+	ADDQ      $256, SI
+	VPADDD    Z1, Z0, Z24
+	VPADDD    Z3, Z2, Z25
+	VMOVDQU64 (SI), Z17
+	VMOVDQU64 64(SI), Z18
+	VMOVDQU64 128(SI), Z19
+	VMOVDQU64 192(SI), Z20
+	VPADDD    Z25, Z24, Z24
+	VPDPBUSD  Z31, Z17, Z0
+	VPDPBUSD  Z26, Z17, Z8
+	VPDPBUSD  Z31, Z18, Z1
+	VPDPBUSD  Z26, Z18, Z9
+	VPDPBUSD  Z31, Z19, Z2
+	VPDPBUSD  Z26, Z19, Z10
+	VPDPBUSD  Z31, Z20, Z3
+	VPDPBUSD  Z26, Z20, Z11
+	VPADDD    Z24, Z16, Z16
+	SUBQ      $256, BX
+	JNZ       restLoop
+
+restDone:
+	// weighted = 256·P + 64·(3·A0 + 2·A1 + A2) + W, all lanes far below
+	// 2^32 for fewer than 1024 bytes.
+	VPADDD  Z1, Z0, Z17
+	VPADDD  Z3, Z2, Z18
+	VPADDD  Z0, Z17, Z19
+	VPADDD  Z2, Z17, Z20
+	VPADDD  Z20, Z19, Z19              // 3·A0 + 2·A1 + A2
+	VPADDD  Z18, Z17, Z17              // S
+	VPSLLD  $8, Z16, Z16
+	VPSLLD  $6, Z19, Z19
+	VPADDD  Z9, Z8, Z8
+	VPADDD  Z11, Z10, Z10
+	VPADDD  Z19, Z16, Z16
+	VPADDD  Z10, Z8, Z8
+	VPADDD  Z8, Z16, Z16               // weighted
+	// Horizontal sums of S and weighted side by side: fold 512 → 256
+	// bits, put S's half on top of weighted's, then finish both at once.
+	VEXTRACTI64X4 $1, Z17, Y18
+	VPADDD        Y18, Y17, Y17
+	VEXTRACTI64X4 $1, Z16, Y18
+	VPADDD        Y18, Y16, Y16
+	VINSERTI64X4  $1, Y17, Z16, Z16    // [weighted ×8 | S ×8]
+	VPSHUFD       $0x4e, Z16, Z18
+	VPADDD        Z18, Z16, Z16
+	VPSHUFD       $0xb1, Z16, Z18
+	VPADDD        Z18, Z16, Z16        // each 128-bit lane: its sum in every dword
+	VEXTRACTI32X4 $1, Z16, X18
+	VEXTRACTI32X4 $2, Z16, X19
+	VEXTRACTI32X4 $3, Z16, X20
+	VPADDD        X18, X16, X16
+	VPADDD        X20, X19, X19
+	VMOVD         X16, AX              // rest weighted
+	VMOVD         X19, BX              // rest sum
+	ADDQ          BX, R8
+	ADDQ          AX, R9
+
+store:
+	MOVQ R8, sum+24(FP)
+	MOVQ R9, weighted+32(FP)
+	VZEROUPPER
+	RET

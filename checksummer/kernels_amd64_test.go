@@ -30,6 +30,9 @@ func kernelUpdaters() []updater {
 			return adler32Vector(prev, p, true, true)
 		}})
 	}
+	if useAdler32VNNI {
+		out = append(out, updater{"adler32-vnni", Adler32, adler32VNNI})
+	}
 	return out
 }
 
