@@ -52,10 +52,15 @@ func crc32Impl() string {
 // UpdateCRC32 returns the CRC-32 (IEEE) of prev's input followed by p:
 // crc32.Update(prev, crc32.IEEETable, p), computed by castable's
 // VPCLMULQDQ assembly where the CPU has it.
-func UpdateCRC32(prev uint32, p []byte) uint32 {
-	if useCRC32AVX512 {
-		return crc32AVX512(prev, p)
-	}
+//
+// It is a tail jump in assembly (crc32_amd64.s) to crc32AVX512 or to
+// crc32UpdateOther, so that a call through the registry costs one call.
+//
+//go:noescape
+func UpdateCRC32(prev uint32, p []byte) uint32
+
+// crc32UpdateOther is UpdateCRC32 without the AVX-512 kernel.
+func crc32UpdateOther(prev uint32, p []byte) uint32 {
 	if useCRC32AVX2 {
 		return crc32Update256(prev, p)
 	}

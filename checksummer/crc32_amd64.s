@@ -24,6 +24,18 @@ DATA crc32Iota<>+48(SB)/8, $0x3736353433323130
 DATA crc32Iota<>+56(SB)/8, $0x3f3e3d3c3b3a3938
 GLOBL crc32Iota<>(SB), RODATA|NOPTR, $64
 
+// func UpdateCRC32(prev uint32, p []byte) uint32
+//
+// The dispatch, chosen once at start-up (crc32_amd64.go): a tail jump to the
+// kernel, so a call through the registry costs one call.
+TEXT ·UpdateCRC32(SB), NOSPLIT, $0-36
+	CMPB ·useCRC32AVX512(SB), $0
+	JEQ  other
+	JMP  ·crc32AVX512(SB)
+
+other:
+	JMP ·crc32UpdateOther(SB)
+
 // func crc32AVX512(crc uint32, p []byte) uint32
 //
 // Any length. Requires AVX-512 F/BW/VL/VBMI, VPCLMULQDQ and BMI2.
@@ -36,7 +48,8 @@ GLOBL crc32Iota<>(SB), RODATA|NOPTR, $64
 // byte table first instead.
 //
 // N ≤ 16: every lane is multiplied by its distance multipliers and the
-// products are xored together (one multiplication deep).
+// products are xored together (one multiplication deep), in straight-line
+// code so that no loop bookkeeping competes with VPCLMULQDQ for its port.
 // N > 16: vectors 0…7 become eight accumulators, folded forward by 4096 bits
 // per 512 bytes; the accumulators and the last R < 8 vectors then take the
 // short path's distance multipliers as N' = 8 + R vectors.
@@ -77,35 +90,40 @@ vectors:
 	SUBQ  DX, SI              // SI = start of vector 0
 	LEAQ  63(CX), R9
 	SHRQ  $6, R9              // N
-	MOVQ  $-1, R8
-	SHLXQ DX, R8, R8
-	KMOVQ R8, K1              // the message bytes of vector 0
-	// A masked load takes a slow assist (over 100 ns) when its masked-off
-	// bytes lie in a page the process cannot read, so vector 0 is read
-	// with its padding in front only when that stays in the message's
-	// first page; otherwise its 64 − s message bytes are read from p and
-	// moved up by s bytes.
-	XORQ  SI, R13
-	SHRQ  $12, R13
-	JNZ   headShifted
+	MOVQ  ·crc32Table(SB), R11
+	CMPQ  R9, $16
+	JA    long
+
+	// Short path. The seed's share, apart: ^crc in the high half of a
+	// 64-bit operand times x^(8n−1) mod G.
+	SHLQ       $32, AX
+	VMOVQ      AX, X12
+	LEAQ       ·crc32SeedConsts(SB), R10
+	VMOVD      (R10)(CX*4), X13
+	VPCLMULQDQ $0x00, X13, X12, X12
+
+	// Vector 0, its padding in front read as zeros (a byte mask). A masked
+	// load takes a slow assist (over 100 ns) when its masked-off bytes lie
+	// in a page the process cannot read, so when the padding would reach
+	// into the previous page the 64 − s message bytes are read from p and
+	// moved up by s bytes instead.
+	TESTQ      DX, DX
+	JZ         shortAligned
+	MOVQ       $-1, R8
+	SHLXQ      DX, R8, R8
+	KMOVQ      R8, K1
+	XORQ       SI, R13
+	SHRQ       $12, R13
+	JNZ        shortShifted
 	VMOVDQU8.Z (SI), K1, Z0
+	JMP        shortHead
 
-headDone:
-	MOVL  $15, R10
-	SHLXQ DX, R10, R10
-	KMOVQ R10, K2             // its first four message bytes (s ≤ 60)
-	MOVQ  DX, CX
-	ANDL  $3, CX
-	SHLL  $3, CX
-	ROLL  CX, AX              // byte j of the broadcast holds byte (j−s) mod 4 of ^crc
-	VPBROADCASTD AX, Z30
-	VMOVDQU8.Z Z30, K2, Z31
-	VPXORQ     Z31, Z0, Z0    // vector 0 with ^crc applied
-	MOVQ       ·crc32Table(SB), R11
-	CMPQ       R9, $16
-	JA         long
+shortAligned:
+	VMOVDQU64 (SI), Z0
 
-	// Short path: R12 walks the distance multipliers of vectors 0…N−1.
+shortHead:
+	// Every vector times its distance multipliers; vector 0's are at R12 =
+	// crc32DistEnd − 64·N.
 	MOVQ       R9, BX
 	SHLQ       $6, BX
 	LEAQ       DIST_END(R11), R12
@@ -113,23 +131,186 @@ headDone:
 	VMOVDQU64  (R12), Z2
 	VPCLMULQDQ $0x00, Z2, Z0, Z9
 	VPCLMULQDQ $0x11, Z2, Z0, Z0
-	VPXORQ     Z0, Z9, Z9
-	DECQ       R9
-	JZ         reduce
+	VPTERNLOGD $0x96, Z12, Z0, Z9     // with the seed's share (lane 0)
+	LEAQ       -64(SI)(BX*1), SI
+	LEAQ       -64(R12)(BX*1), R12
 
-short:
-	ADDQ       $64, SI
-	ADDQ       $64, R12
-	VMOVDQU64  (SI), Z3
-	VMOVDQU64  (R12), Z2
+	// Vectors 1 … N−1, unrolled: SI and R12 point at the last vector and
+	// its multipliers, body k takes the vector k before the last, and the
+	// run is entered at body N−2.
+	CMPQ R9, $8
+	JAE  shortHigh
+	CMPQ R9, $4
+	JAE  shortMid
+	CMPQ R9, $2
+	JB   reduce
+	JE   short0
+	JMP  short1
+
+shortMid:
+	CMPQ R9, $6
+	JB   shortMidLow
+	JE   short4
+	JMP  short5
+
+shortMidLow:
+	CMPQ R9, $4
+	JE   short2
+	JMP  short3
+
+shortHigh:
+	CMPQ R9, $12
+	JAE  shortTop
+	CMPQ R9, $10
+	JB   shortHighLow
+	JE   short8
+	JMP  short9
+
+shortHighLow:
+	CMPQ R9, $8
+	JE   short6
+	JMP  short7
+
+shortTop:
+	CMPQ R9, $14
+	JB   shortTopLow
+	JE   short12
+	CMPQ R9, $15
+	JE   short13
+	JMP  short14
+
+shortTopLow:
+	CMPQ R9, $12
+	JE   short10
+	JMP  short11
+
+short14:
+	VMOVDQU64  -896(SI), Z3
+	VMOVDQU64  -896(R12), Z2
 	VPCLMULQDQ $0x00, Z2, Z3, Z4
 	VPCLMULQDQ $0x11, Z2, Z3, Z3
 	VPTERNLOGD $0x96, Z4, Z3, Z9
-	DECQ       R9
-	JNZ        short
-	JMP        reduce
+short13:
+	VMOVDQU64  -832(SI), Z3
+	VMOVDQU64  -832(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+short12:
+	VMOVDQU64  -768(SI), Z3
+	VMOVDQU64  -768(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+short11:
+	VMOVDQU64  -704(SI), Z3
+	VMOVDQU64  -704(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+short10:
+	VMOVDQU64  -640(SI), Z3
+	VMOVDQU64  -640(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+short9:
+	VMOVDQU64  -576(SI), Z3
+	VMOVDQU64  -576(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+short8:
+	VMOVDQU64  -512(SI), Z3
+	VMOVDQU64  -512(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+short7:
+	VMOVDQU64  -448(SI), Z3
+	VMOVDQU64  -448(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+short6:
+	VMOVDQU64  -384(SI), Z3
+	VMOVDQU64  -384(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+short5:
+	VMOVDQU64  -320(SI), Z3
+	VMOVDQU64  -320(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+short4:
+	VMOVDQU64  -256(SI), Z3
+	VMOVDQU64  -256(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+short3:
+	VMOVDQU64  -192(SI), Z3
+	VMOVDQU64  -192(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+short2:
+	VMOVDQU64  -128(SI), Z3
+	VMOVDQU64  -128(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+short1:
+	VMOVDQU64  -64(SI), Z3
+	VMOVDQU64  -64(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+short0:
+	VMOVDQU64  -0(SI), Z3
+	VMOVDQU64  -0(R12), Z2
+	VPCLMULQDQ $0x00, Z2, Z3, Z4
+	VPCLMULQDQ $0x11, Z2, Z3, Z3
+	VPTERNLOGD $0x96, Z4, Z3, Z9
+	JMP reduce
+
+shortShifted:
+	MOVQ       $64, R10
+	SUBQ       DX, R10
+	MOVQ       $-1, R8
+	BZHIQ      R10, R8, R8
+	KMOVQ      R8, K3
+	VMOVDQU8.Z (SI)(DX*1), K3, Z1  // the 64 − s message bytes of vector 0
+	VPBROADCASTB DX, Z2
+	VMOVDQU64  crc32Iota<>(SB), Z3
+	VPSUBB     Z2, Z3, Z3          // byte j takes byte j − s
+	VPERMB.Z   Z1, Z3, K1, Z0
+	JMP        shortHead
 
 long:
+	// Vector 0 with ^crc xored into its first four message bytes: byte j of
+	// the broadcast holds byte (j − s) mod 4 of ^crc (s ≤ 60 here).
+	MOVQ  $-1, R8
+	SHLXQ DX, R8, R8
+	KMOVQ R8, K1              // the message bytes of vector 0
+	MOVL  $15, R10
+	SHLXQ DX, R10, R10
+	KMOVQ R10, K2             // its first four
+	MOVQ  DX, CX
+	ANDL  $3, CX
+	SHLL  $3, CX
+	ROLL  CX, AX
+	VPBROADCASTD AX, Z30
+	VMOVDQU8.Z Z30, K2, Z31
+	XORQ  SI, R13
+	SHRQ  $12, R13
+	JNZ   longShifted
+	VMOVDQU8.Z (SI), K1, Z0
+
+longHead:
+	VPXORQ    Z31, Z0, Z0
 	VMOVDQU64 64(SI), Z1
 	VMOVDQU64 128(SI), Z2
 	VMOVDQU64 192(SI), Z3
@@ -237,18 +418,18 @@ done:
 	MOVL AX, ret+32(FP)
 	RET
 
-headShifted:
+longShifted:
 	MOVQ       $64, R10
 	SUBQ       DX, R10
 	MOVQ       $-1, R12
 	BZHIQ      R10, R12, R12
 	KMOVQ      R12, K3
-	VMOVDQU8.Z (SI)(DX*1), K3, Z1  // the 64 − s message bytes of vector 0
+	VMOVDQU8.Z (SI)(DX*1), K3, Z1
 	VPBROADCASTB DX, Z2
 	VMOVDQU64  crc32Iota<>(SB), Z3
-	VPSUBB     Z2, Z3, Z3          // byte j takes byte j − s
+	VPSUBB     Z2, Z3, Z3
 	VPERMB.Z   Z1, Z3, K1, Z0
-	JMP        headDone
+	JMP        longHead
 
 // func crc32AVX2(crc uint32, p []byte) uint32
 //

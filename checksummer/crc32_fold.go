@@ -42,6 +42,16 @@ package checksummer
 // 64·j bytes from crc32DistEnd − 64·N, and a 256-bit vector likewise at
 // 32·j from crc32DistEnd − 32·N.
 //
+// Seed. zlib's convention xors ^prev into the first four message bytes,
+// which adds prev'·x^(8n) to the raw CRC of an n-byte message (prev' =
+// ^prev): in W that is prev'·x^(8n+32), the product of prev' placed in the
+// high half of a 64-bit operand (there it reads as prev' itself) and
+// x^(8n-1) mod G in the low half of the other. The long path xors the
+// seed into the first vector; the short path multiplies it apart by
+// crc32SeedConsts[n], in parallel with everything else, so the first
+// vector's products need not wait for it, and the seed can sit anywhere,
+// even past the first vector or beyond a message shorter than four bytes.
+//
 // Reduction. W is a sum of such products, so it has degree ≤ 127 with
 // x^0 … x^32 zero: Z = W / x^32 is a polynomial of degree ≤ 95 with
 // Z ≡ M·x^32, whose remainder mod G is the raw CRC. Write Z = A·x^32 + B
@@ -74,4 +84,7 @@ const (
 	crc32BarrettConsts = crc32DistEnd + 4
 	// crc32ConstsLen is the length of the table.
 	crc32ConstsLen = crc32DistEnd + 6
+	// crc32SeedLen is the length of crc32SeedConsts: the short path's
+	// longest input plus one.
+	crc32SeedLen = 1025
 )

@@ -55,6 +55,12 @@ func TestCRC32FoldConsts(t *testing.T) {
 	want(crc32Fold2048, 2048+31)
 	want(crc32Fold2048+1, 2048-33)
 
+	for n := 1; n < crc32SeedLen; n++ {
+		if got, want := crc32SeedConsts[n], xPowReflected(8*n-1); got != want {
+			t.Errorf("seed multiplier %d: %#x, want x^%d mod G = %#x", n, got, 8*n-1, want)
+		}
+	}
+
 	// floor(x^95/G)·G ⊕ (x^95 mod G) = x^95, in normal bit order.
 	mu := bits.Reverse64(crc32FoldConsts[crc32BarrettConsts])
 	lo, hi := clmul64(mu, 0x104C11DB7)
@@ -106,19 +112,22 @@ func distanceSum(buf []byte) lane {
 }
 
 // crc32ModelShort is the short path of crc32AVX512 in pure Go: the message
-// is padded with zeros at the front to whole 64-byte vectors, ^prev is xored
-// into its first four bytes, every lane is multiplied straight to the end,
-// and the sum is reduced.
+// is padded with zeros at the front to whole 64-byte vectors, every lane is
+// multiplied straight to the end, the seed ^prev by its own multiplier, and
+// the sum is reduced.
 func crc32ModelShort(prev uint32, p []byte) uint32 {
-	if len(p) < 4 {
-		return crc32.Update(prev, crc32.IEEETable, p)
+	if len(p) == 0 {
+		return prev
 	}
 	nv := (len(p) + 63) / 64
 	buf := make([]byte, 64*nv)
-	s := len(buf) - len(p)
-	copy(buf[s:], p)
-	binary.LittleEndian.PutUint32(buf[s:], binary.LittleEndian.Uint32(buf[s:])^^prev)
-	return ^barrett(distanceSum(buf))
+	copy(buf[len(buf)-len(p):], p)
+	w := distanceSum(buf)
+	// The seed goes in the high half of its 64-bit operand (read as x^31 …
+	// x^0), the multiplier in the low half (as m·x^32): the product is
+	// prev'·m·x^33 ≡ prev'·x^(8n+32).
+	s0, s1 := clmul64(uint64(^prev)<<32, uint64(crc32SeedConsts[len(p)]))
+	return ^barrett(w.xor(lane{s0, s1}))
 }
 
 // crc32ModelLong is the long path: accumulators of `lanes` lanes each

@@ -86,6 +86,21 @@ var crc32FoldConsts = [crc32ConstsLen]uint64{
 	b.WriteString("\t// Barrett reduction: floor(x^95 / G) reflected over 64 bits, G reflected over 33 bits.\n")
 	fmt.Fprintf(&b, "\t%#016x, %#016x,\n", bits.Reverse64(floorX95()), bits.Reverse64(g)>>31)
 	b.WriteString("}\n")
+	b.WriteString(`
+// crc32SeedConsts[n] is x^(8n-1) mod G, reflected, for n = 1 … 1024 (entry 0
+// is unused): the multiplier that takes the seed ^prev of an n-byte message
+// to its place in the short path's sum (crc32_fold.go).
+var crc32SeedConsts = [crc32SeedLen]uint32{
+	0,`)
+	for n := 1; n < crc32SeedLen; n++ {
+		if n%6 == 1 {
+			b.WriteString("\n\t")
+		} else {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "%#08x,", bits.Reverse32(xPow(8*n-1)))
+	}
+	b.WriteString("\n}\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		log.Fatal(err)
@@ -96,4 +111,7 @@ var crc32FoldConsts = [crc32ConstsLen]uint64{
 }
 
 // These mirror crc32_fold.go (the generator is a separate program).
-const crc32DistLanes = 64
+const (
+	crc32DistLanes = 64
+	crc32SeedLen   = 1025
+)

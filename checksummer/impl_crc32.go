@@ -26,13 +26,17 @@ func (crc32Family) PreferCombine() bool { return true }
 // amd64 CPUs that have it, hash/crc32 elsewhere). Measured against the
 // other candidates with BenchmarkCRC32 and perf_checksum (README,
 // "Checksummers and codecs").
+//
+// Its methods have pointer receivers and Update is one inlined call, so a
+// call through the Checksummer interface reaches UpdateCRC32 directly (a
+// value receiver would add a wrapper frame, about a nanosecond a call).
 type crc32Fast struct{ crc32Family }
 
-func (crc32Fast) Name() string { return "crc32" }
+func (*crc32Fast) Name() string { return "crc32" }
 
-func (crc32Fast) Update(prev uint32, p []byte) uint32 { return UpdateCRC32(prev, p) }
+func (*crc32Fast) Update(prev uint32, p []byte) uint32 { return UpdateCRC32(prev, p) }
 
-func (crc32Fast) Describe() string {
+func (*crc32Fast) Describe() string {
 	return "castable CRC-32: " + crc32Impl() + "; combine: " + crc32CombineImpl
 }
 

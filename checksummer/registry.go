@@ -39,13 +39,13 @@ func Describe(c Checksummer) string {
 // Every CRC-32 except zlib-crc32 combines with CRC32Combine, every Adler-32
 // with Adler32Combine.
 func All() []Checksummer {
-	out := []Checksummer{crc32Fast{}, crc32Stdlib{}, crc32Klauspost{}, zlibCRC32Checksummer{}}
+	out := []Checksummer{defaultCRC32, crc32Stdlib{}, crc32Klauspost{}, zlibCRC32Checksummer{}}
 	for _, c := range libdeflateCheckers {
 		if c.Algorithm() == CRC32 {
 			out = append(out, c)
 		}
 	}
-	out = append(out, adler32Fast{}, adler32Stdlib{})
+	out = append(out, defaultAdler32, adler32Stdlib{})
 	for _, c := range libdeflateCheckers {
 		if c.Algorithm() == Adler32 {
 			out = append(out, c)
@@ -53,6 +53,12 @@ func All() []Checksummer {
 	}
 	return out
 }
+
+// The default checksummers, one value each.
+var (
+	defaultCRC32   Checksummer = &crc32Fast{}
+	defaultAdler32 Checksummer = &adler32Fast{}
+)
 
 // Lookup returns the checksummer called name, and false when no such
 // implementation exists in this build (see Unavailable for why).
@@ -79,9 +85,9 @@ func Unavailable() map[string]string {
 func Default(alg Algorithm) Checksummer {
 	switch alg {
 	case CRC32:
-		return crc32Fast{}
+		return defaultCRC32
 	case Adler32:
-		return adler32Fast{}
+		return defaultAdler32
 	}
 	return nil
 }
