@@ -29,7 +29,17 @@ func adler32Impl() string {
 }
 
 // UpdateAdler32 returns the Adler-32 of prev's input followed by p.
-func UpdateAdler32(prev uint32, p []byte) uint32 {
+//
+// It is a tail jump in assembly (adler32_amd64.s) to adler32VNNIBlock for 1
+// to adler32BlockVNNI bytes on CPUs with VNNI, and to adler32UpdateOther
+// otherwise, so that a call through the registry costs one call.
+//
+//go:noescape
+func UpdateAdler32(prev uint32, p []byte) uint32
+
+// adler32UpdateOther is UpdateAdler32 for what the assembly dispatch does
+// not send to the VNNI kernel directly.
+func adler32UpdateOther(prev uint32, p []byte) uint32 {
 	if useAdler32VNNI {
 		return adler32VNNI(prev, p)
 	}
@@ -40,15 +50,14 @@ func UpdateAdler32(prev uint32, p []byte) uint32 {
 // (the last bytes through a masked load), one block of up to
 // adler32BlockVNNI bytes per call.
 func adler32VNNI(prev uint32, p []byte) uint32 {
-	a, b := uint64(prev&0xffff), uint64(prev>>16)
-	for len(p) > 0 {
-		n := min(len(p), adler32BlockVNNI)
-		sum, weighted := adler32SumsVNNI(p[:n])
-		b = (b + uint64(n)*a + weighted) % adler32Mod
-		a = (a + sum) % adler32Mod
-		p = p[n:]
+	for len(p) > adler32BlockVNNI {
+		prev = adler32VNNIBlock(prev, p[:adler32BlockVNNI])
+		p = p[adler32BlockVNNI:]
 	}
-	return uint32(b)<<16 | uint32(a)
+	if len(p) == 0 {
+		return prev
+	}
+	return adler32VNNIBlock(prev, p)
 }
 
 // adler32Vector is UpdateAdler32 with the kernels to use given explicitly
@@ -90,8 +99,8 @@ func adler32SumsAVX2(p []byte) (sum, weighted uint64)
 //go:noescape
 func adler32SumsAVX512(p []byte) (sum, weighted uint64)
 
-// adler32SumsVNNI is adler32SumsAVX2 for any length from 1 to
-// adler32BlockVNNI (AVX-512 VNNI, adler32_amd64.s).
+// adler32VNNIBlock returns the Adler-32 of adler's input followed by p, for
+// len(p) from 1 to adler32BlockVNNI (AVX-512 VNNI, adler32_amd64.s).
 //
 //go:noescape
-func adler32SumsVNNI(p []byte) (sum, weighted uint64)
+func adler32VNNIBlock(adler uint32, p []byte) uint32

@@ -220,6 +220,10 @@ DATA adler32Ramp<>+48(SB)/8, $0x08090a0b0c0d0e0f
 DATA adler32Ramp<>+56(SB)/8, $0x0001020304050607
 GLOBL adler32Ramp<>(SB), RODATA|NOPTR, $64
 
+// adler32Ones holds four bytes of 1, for broadcasting.
+DATA adler32Ones<>+0(SB)/4, $0x01010101
+GLOBL adler32Ones<>(SB), RODATA|NOPTR, $4
+
 // HSUMQ adds the eight 64-bit lanes of Z register zr into GPR r, using the
 // Y/X views yr/xr of zr and a scratch X register xt.
 #define HSUMQ(zr, yr, xr, yt, xt, r) \
@@ -239,12 +243,31 @@ GLOBL adler32Ramp<>(SB), RODATA|NOPTR, $64
 	VPANDQ zmask, zr, zr \
 	VPADDQ zt, zr, zr
 
-// func adler32SumsVNNI(p []byte) (sum, weighted uint64)
+// func UpdateAdler32(prev uint32, p []byte) uint32
 //
-// 1 ≤ len(p) ≤ adler32BlockVNNI. Requires AVX-512 F/BW and VNNI. The
-// arithmetic is that of the other kernels (Σ d_i and Σ (n − i)·d_i, see
-// adler32_generic.go); VPDPBUSD multiplies 64 unsigned bytes by 64 signed
-// weights and adds each group of four products into a 32-bit lane.
+// The dispatch, chosen once at start-up (adler32_amd64.go): a tail jump to
+// the VNNI kernel for 1 … adler32BlockVNNI bytes, so a call through the
+// registry costs one call; anything else goes to adler32UpdateOther.
+TEXT ·UpdateAdler32(SB), NOSPLIT, $0-36
+	CMPB  ·useAdler32VNNI(SB), $0
+	JEQ   other
+	MOVQ  p_len+16(FP), CX
+	DECQ  CX
+	CMPQ  CX, $0x7ffff                 // adler32BlockVNNI − 1
+	JA    other
+	JMP   ·adler32VNNIBlock(SB)
+
+other:
+	JMP ·adler32UpdateOther(SB)
+
+// func adler32VNNIBlock(adler uint32, p []byte) uint32
+//
+// The Adler-32 of adler's input followed by p, 1 ≤ len(p) ≤
+// adler32BlockVNNI. Requires AVX-512 F/BW, VNNI and BMI2. The arithmetic is
+// that of the other kernels (Σ d_i and Σ (n − i)·d_i, see
+// adler32_generic.go), reduced mod 65521 at the end; VPDPBUSD multiplies 64
+// unsigned bytes by 64 signed weights and adds each group of four products
+// into a 32-bit lane.
 //
 // Main part, 1 KiB per step: eight groups g of two vectors. For a step k of
 // K and byte t of its group (0 … 127), n − i = 1024·(K−1−k) + 128·(7−g) +
@@ -263,28 +286,23 @@ GLOBL adler32Ramp<>(SB), RODATA|NOPTR, $64
 // P ≤ 8·2040·K²/2 < 2^31, W ≤ 8·190740·K < 2^30: no 32-bit lane overflows,
 // and the lanes are widened to 64 bits before they are combined.
 //
-// Rest (< 1 KiB): the same scheme with four groups of one vector (256 bytes
-// per step, weights 64 − i) over the rest padded in front with zeros to whole
-// steps; padding in front weighs nothing, so the sums are exact. The one
-// partial vector is read with a byte mask; masked-off bytes are never
-// accessed, but when they lie in a page without message bytes the CPU still
-// takes a slow assist (over 100 ns), so the kernel never lets them.
-TEXT ·adler32SumsVNNI(SB), NOSPLIT, $0-40
-	MOVQ p_base+0(FP), SI
-	MOVQ p_len+8(FP), CX
+// Rest (< 1 KiB): at most two steps of eight slots of one vector each, and
+// the partial vector summed apart (see rest: below).
+TEXT ·adler32VNNIBlock(SB), NOSPLIT, $0-36
+	MOVQ p_base+8(FP), SI
+	MOVQ p_len+16(FP), CX
 
-	VPTERNLOGD $0xff, Z31, Z31, Z31
-	VPABSB     Z31, Z31                 // bytes of 1
-	VMOVDQU64  adler32Ramp<>(SB), Z27   // 63 … 0
-	MOVL       $64, AX
-	VPBROADCASTB AX, Z28
-	VPADDB     Z27, Z28, Z28            // 127 … 64
+	VPBROADCASTD adler32Ones<>(SB), Z31 // bytes of 1
 	XORL       R8, R8                   // main sum
 	XORL       R9, R9                   // main weighted
 	XORL       R12, R12                 // 1 once a main part is summed
 	MOVQ       CX, BX
 	SHRQ       $10, BX                  // K
 	JZ         rest
+	VMOVDQU64  adler32Ramp<>(SB), Z27   // 63 … 0
+	MOVL       $64, AX
+	VPBROADCASTB AX, Z28
+	VPADDB     Z27, Z28, Z28            // 127 … 64
 
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
@@ -409,10 +427,64 @@ mainLoop:
 	ADDQ      AX, R9
 
 rest:
-	// CX = rest length (1 … 1023 here, or all of p when it is shorter
-	// than 1 KiB); R12 = 1 iff a main part precedes it. A_s in
-	// Z0…Z3, W_s in Z8…Z11, P in Z16. The rest is aligned to its end:
-	// zero padding goes in front, where it weighs nothing.
+	// CX = rest length R (1 … 1023 here, or all of p when it is shorter
+	// than 1 KiB), SI its start; R12 = 1 iff a main part precedes it.
+	//
+	// The rest is U = R/64 whole vectors, aligned to its end, after a
+	// partial vector of r = R mod 64 bytes. The whole vectors go through
+	// steps of four slots (one vector each, weights 64 − i; Σ_s (3−s)·A_s
+	// for the slot offsets and P for the steps, as in the main part); the
+	// first step is entered at its first slot holding data. The partial
+	// vector is summed apart, in parallel: its bytes weigh 64·U more, added
+	// as U·S_p through VPDPBUSD by U.
+	//
+	// A_s in Z0…Z3, W_s in Z8…Z11, P in Z16; S_p, W_p, U·S_p in Z17, Z18,
+	// Z20.
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z20, Z20, Z20
+	VMOVDQU64 adler32Weights<>(SB), Z26 // 64 … 1
+	MOVQ   CX, BX
+	SHRQ   $6, BX                       // U
+	MOVQ   CX, DX
+	ANDQ   $63, DX                      // r
+	JZ     restWhole
+
+	// The partial vector, read with its 64 − r bytes of padding in front
+	// (a byte mask; masked-off bytes are never accessed). When there is no
+	// main part and that padding would lie in the previous page, the CPU
+	// would take a slow assist (over 100 ns) on every call, so the r bytes
+	// are then read from the rest's start and their weights lowered by
+	// 64 − r instead.
+	MOVQ       $64, R10
+	SUBQ       DX, R10                  // 64 − r
+	LEAQ       -64(SI)(DX*1), R11       // the padded vector's address
+	MOVQ       $-1, AX
+	SHLXQ      R10, AX, AX
+	KMOVQ      AX, K1
+	VMOVDQA64  Z26, Z25                 // its weights
+	TESTQ      R12, R12
+	JNZ        restFront
+	MOVQ       R11, AX
+	XORQ       SI, AX
+	SHRQ       $12, AX
+	JNZ        restShifted
+
+restFront:
+	VMOVDQU8.Z (R11), K1, Z24
+
+restPartial:
+	VPBROADCASTB BX, Z19
+	VPDPBUSD   Z31, Z24, Z17            // S_p
+	VPDPBUSD   Z25, Z24, Z18            // W_p
+	VPDPBUSD   Z19, Z24, Z20            // U·S_p
+	ADDQ       DX, SI                   // the whole vectors
+	TESTQ      BX, BX
+	JNZ        restWhole
+	VMOVDQA64  Z18, Z16                 // no whole vectors: weighted = W_p
+	JMP        restSums
+
+restWhole:
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
 	VPXORQ Z2, Z2, Z2
@@ -422,136 +494,76 @@ rest:
 	VPXORQ Z10, Z10, Z10
 	VPXORQ Z11, Z11, Z11
 	VPXORQ Z16, Z16, Z16
-	VPADDB Z31, Z27, Z26                // 64 … 1
-	LEAQ   255(CX), BX
-	ANDQ   $-256, BX                    // padded length, whole steps
-	MOVQ   BX, DX
-	SUBQ   CX, DX                       // padding in front (0 … 255)
-	SUBQ   DX, SI                       // start of the padded rest
-	SUBQ   $256, BX                     // bytes after the first step
-	MOVQ   DX, R10
-	SHRQ   $6, R10                      // first vector holding data
-	ANDQ   $63, DX                      // its zero bytes in front
-	MOVQ   R10, R11
-	SHLQ   $6, R11
-	ADDQ   SI, R11                      // its address
-	MOVQ   $-1, AX
-	SHLXQ  DX, AX, AX
-	KMOVQ  AX, K1
-	VMOVDQA64 Z26, Z25                  // its weights
-	// A masked load must not reach into a page without message bytes: the
-	// z padding bytes before the rest are the main part's when there is
-	// one; otherwise, if they lie in the previous page, read the vector
-	// from its first message byte instead and lower its weights by z.
-	TESTQ  R12, R12
-	JNZ    restFront
-	LEAQ   (R11)(DX*1), AX
-	XORQ   R11, AX
-	SHRQ   $12, AX
-	JNZ    restShifted
+	LEAQ   3(BX), R10
+	ANDQ   $-4, R10                     // 4 × steps
+	MOVQ   R10, AX
+	SUBQ   BX, R10                      // e: empty slots in the first step
+	SHRQ   $2, AX
+	MOVQ   AX, BX                       // steps (1 … 4)
+	SHLQ   $6, R10
+	SUBQ   R10, SI                      // the first step's start
+	CMPQ   R10, $64
+	JB     restSlot0
+	JE     restSlot1
+	CMPQ   R10, $128
+	JE     restSlot2
+	JMP    restSlot3
 
-restFront:
-	VMOVDQU8.Z (R11), K1, Z24
-	JMP        restFirst
+restStep:
+	ADDQ      $256, SI
+	VPADDD    Z1, Z0, Z21
+	VPADDD    Z3, Z2, Z22
+	VPADDD    Z22, Z21, Z21
+	VPADDD    Z21, Z16, Z16             // P += Σ A_s before this step
 
-restShifted:
-	MOVQ   $64, AX
-	SUBQ   DX, AX
-	MOVQ   $-1, R13
-	BZHIQ  AX, R13, R13
-	KMOVQ  R13, K2
-	VMOVDQU8.Z (R11)(DX*1), K2, Z24
-	VPBROADCASTB DX, Z25
-	VPSUBB Z25, Z26, Z25
-
-restFirst:
-	CMPQ R10, $1
-	JB   restFirst0
-	JE   restFirst1
-	CMPQ R10, $2
-	JE   restFirst2
-	VPDPBUSD Z31, Z24, Z3
-	VPDPBUSD Z25, Z24, Z11
-	JMP      restSteps
-
-restFirst0:
-	VPDPBUSD Z31, Z24, Z0
-	VPDPBUSD Z25, Z24, Z8
-	JMP      restSlot1
-
-restFirst1:
-	VPDPBUSD Z31, Z24, Z1
-	VPDPBUSD Z25, Z24, Z9
-	JMP      restSlot2
-
-restFirst2:
-	VPDPBUSD Z31, Z24, Z2
-	VPDPBUSD Z25, Z24, Z10
-	JMP      restSlot3
+restSlot0:
+	VMOVDQU64 (SI), Z21
+	VPDPBUSD  Z31, Z21, Z0
+	VPDPBUSD  Z26, Z21, Z8
 
 restSlot1:
-	VMOVDQU64 64(SI), Z18
-	VPDPBUSD  Z31, Z18, Z1
-	VPDPBUSD  Z26, Z18, Z9
+	VMOVDQU64 64(SI), Z22
+	VPDPBUSD  Z31, Z22, Z1
+	VPDPBUSD  Z26, Z22, Z9
 
 restSlot2:
-	VMOVDQU64 128(SI), Z19
-	VPDPBUSD  Z31, Z19, Z2
-	VPDPBUSD  Z26, Z19, Z10
+	VMOVDQU64 128(SI), Z23
+	VPDPBUSD  Z31, Z23, Z2
+	VPDPBUSD  Z26, Z23, Z10
 
 restSlot3:
-	VMOVDQU64 192(SI), Z20
-	VPDPBUSD  Z31, Z20, Z3
-	VPDPBUSD  Z26, Z20, Z11
+	VMOVDQU64 192(SI), Z24
+	VPDPBUSD  Z31, Z24, Z3
+	VPDPBUSD  Z26, Z24, Z11
+	DECQ      BX
+	JNZ       restStep
 
-restSteps:
-	TESTQ BX, BX
-	JZ    restDone
+	// weighted = 256·P + 64·(3·A0 + 2·A1 + A2 + U·S_p) + Σ_s W_s + W_p;
+	// every lane stays far below 2^32 for fewer than 1024 bytes.
+	VPADDD Z1, Z0, Z21
+	VPADDD Z9, Z8, Z8
+	VPADDD Z11, Z10, Z10
+	VPSLLD $8, Z16, Z16
+	VPADDD Z2, Z21, Z22                // A0+A1+A2
+	VPADDD Z21, Z0, Z21                // 2·A0+A1
+	VPADDD Z18, Z8, Z8
+	VPADDD Z3, Z22, Z23                // Σ A_s
+	VPADDD Z22, Z21, Z21               // 3·A0+2·A1+A2
+	VPADDD Z10, Z8, Z8
+	VPADDD Z20, Z21, Z21
+	VPADDD Z23, Z17, Z17               // sum
+	VPSLLD $6, Z21, Z21
+	VPADDD Z8, Z16, Z16
+	VPADDD Z21, Z16, Z16               // weighted
 
-restLoop:
-	ADDQ      $256, SI
-	VPADDD    Z1, Z0, Z24
-	VPADDD    Z3, Z2, Z25
-	VMOVDQU64 (SI), Z17
-	VMOVDQU64 64(SI), Z18
-	VMOVDQU64 128(SI), Z19
-	VMOVDQU64 192(SI), Z20
-	VPADDD    Z25, Z24, Z24
-	VPDPBUSD  Z31, Z17, Z0
-	VPDPBUSD  Z26, Z17, Z8
-	VPDPBUSD  Z31, Z18, Z1
-	VPDPBUSD  Z26, Z18, Z9
-	VPDPBUSD  Z31, Z19, Z2
-	VPDPBUSD  Z26, Z19, Z10
-	VPDPBUSD  Z31, Z20, Z3
-	VPDPBUSD  Z26, Z20, Z11
-	VPADDD    Z24, Z16, Z16
-	SUBQ      $256, BX
-	JNZ       restLoop
-
-restDone:
-	// weighted = 256·P + 64·(3·A0 + 2·A1 + A2) + W, all lanes far below
-	// 2^32 for fewer than 1024 bytes.
-	VPADDD  Z1, Z0, Z17
-	VPADDD  Z3, Z2, Z18
-	VPADDD  Z0, Z17, Z19
-	VPADDD  Z2, Z17, Z20
-	VPADDD  Z20, Z19, Z19              // 3·A0 + 2·A1 + A2
-	VPADDD  Z18, Z17, Z17              // S
-	VPSLLD  $8, Z16, Z16
-	VPSLLD  $6, Z19, Z19
-	VPADDD  Z9, Z8, Z8
-	VPADDD  Z11, Z10, Z10
-	VPADDD  Z19, Z16, Z16
-	VPADDD  Z10, Z8, Z8
-	VPADDD  Z8, Z16, Z16               // weighted
-	// Horizontal sums of S and weighted side by side: fold 512 → 256
-	// bits, put S's half on top of weighted's, then finish both at once.
+restSums:
+	// Horizontal sums of both side by side: fold 512 → 256 bits, put the
+	// sum's half on top of weighted's, then finish both at once.
 	VEXTRACTI64X4 $1, Z17, Y18
 	VPADDD        Y18, Y17, Y17
 	VEXTRACTI64X4 $1, Z16, Y18
 	VPADDD        Y18, Y16, Y16
-	VINSERTI64X4  $1, Y17, Z16, Z16    // [weighted ×8 | S ×8]
+	VINSERTI64X4  $1, Y17, Z16, Z16    // [weighted ×8 | sum ×8]
 	VPSHUFD       $0x4e, Z16, Z18
 	VPADDD        Z18, Z16, Z16
 	VPSHUFD       $0xb1, Z16, Z18
@@ -561,13 +573,45 @@ restDone:
 	VEXTRACTI32X4 $3, Z16, X20
 	VPADDD        X18, X16, X16
 	VPADDD        X20, X19, X19
-	VMOVD         X16, AX              // rest weighted
-	VMOVD         X19, BX              // rest sum
+	VMOVD         X16, AX
+	VMOVD         X19, BX
 	ADDQ          BX, R8
 	ADDQ          AX, R9
 
 store:
-	MOVQ R8, sum+24(FP)
-	MOVQ R9, weighted+32(FP)
+	// a' = a + sum, b' = b + n·a + weighted (< 2^46 for n ≤ 512 KiB), each
+	// reduced mod 65521 by multiplying with a rounded-up reciprocal:
+	// ⌈2^47/65521⌉ is exact for a' < 2^32, ⌈2^79/65521⌉ for b' < 2^47.
+	MOVL  adler+0(FP), AX
+	MOVL  AX, BX
+	ANDL  $0xffff, AX                  // a
+	SHRL  $16, BX                      // b
+	MOVQ  p_len+16(FP), CX
+	IMULQ AX, CX
+	ADDQ  CX, R9
+	ADDQ  BX, R9                       // b'
+	ADDQ  AX, R8                       // a'
+	MOVQ  $0x80078071, AX
+	IMULQ R8, AX
+	SHRQ  $47, AX
+	IMULQ $65521, AX
+	SUBQ  AX, R8
+	MOVQ  $0x800780708697e2e7, AX
+	MULQ  R9
+	SHRQ  $15, DX
+	IMULQ $65521, DX
+	SUBQ  DX, R9
+	SHLQ  $16, R9
+	ORQ   R8, R9
+	MOVL  R9, ret+32(FP)
 	VZEROUPPER
 	RET
+
+restShifted:
+	MOVQ       $-1, AX
+	BZHIQ      DX, AX, AX
+	KMOVQ      AX, K2
+	VMOVDQU8.Z (SI), K2, Z24
+	VPBROADCASTB R10, Z25
+	VPSUBB     Z25, Z26, Z25
+	JMP        restPartial
