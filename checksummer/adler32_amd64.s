@@ -220,6 +220,10 @@ DATA adler32Ramp<>+48(SB)/8, $0x08090a0b0c0d0e0f
 DATA adler32Ramp<>+56(SB)/8, $0x0001020304050607
 GLOBL adler32Ramp<>(SB), RODATA|NOPTR, $64
 
+// adler32Low32 is 0x00000000ffffffff, for broadcasting.
+DATA adler32Low32<>+0(SB)/8, $0x00000000ffffffff
+GLOBL adler32Low32<>(SB), RODATA|NOPTR, $8
+
 // adler32Ones holds four bytes of 1, for broadcasting.
 DATA adler32Ones<>+0(SB)/4, $0x01010101
 GLOBL adler32Ones<>(SB), RODATA|NOPTR, $4
@@ -449,6 +453,29 @@ rest:
 	MOVQ   CX, DX
 	ANDQ   $63, DX                      // r
 	JZ     restWhole
+	CMPQ   DX, $4
+	JA     restVector
+
+	// r ≤ 4: the partial bytes in scalar code, byte i weighted by its
+	// distance to the rest's end (R − i), straight into R8 and R9.
+	MOVQ   CX, R10
+	MOVQ   SI, R11
+	ADDQ   DX, SI                       // the whole vectors
+
+restBytes:
+	MOVBLZX (R11), AX
+	ADDQ    AX, R8
+	IMULQ   R10, AX
+	ADDQ    AX, R9
+	INCQ    R11
+	DECQ    R10
+	DECQ    DX
+	JNZ     restBytes
+	TESTQ   BX, BX
+	JNZ     restWhole
+	JMP     store
+
+restVector:
 
 	// The partial vector, read with its 64 − r bytes of padding in front
 	// (a byte mask; masked-off bytes are never accessed). When there is no
@@ -557,24 +584,25 @@ restSlot3:
 	VPADDD Z21, Z16, Z16               // weighted
 
 restSums:
-	// Horizontal sums of both side by side: fold 512 → 256 bits, put the
-	// sum's half on top of weighted's, then finish both at once.
-	VEXTRACTI64X4 $1, Z17, Y18
-	VPADDD        Y18, Y17, Y17
+	// Horizontal sums of both at once: add neighbouring 32-bit lanes, keep
+	// weighted's pair sums in the even lanes and the sum's in the odd ones,
+	// then one tree over the eight 64-bit lanes (each 32-bit half stays
+	// below 2^32).
+	VPSRLQ        $32, Z16, Z18
+	VPSLLQ        $32, Z17, Z19
+	VPADDD        Z18, Z16, Z16
+	VPADDD        Z19, Z17, Z17
+	VPTERNLOGQ.BCST $0xe4, adler32Low32<>(SB), Z17, Z16 // low halves from Z16
 	VEXTRACTI64X4 $1, Z16, Y18
 	VPADDD        Y18, Y16, Y16
-	VINSERTI64X4  $1, Y17, Z16, Z16    // [weighted ×8 | sum ×8]
-	VPSHUFD       $0x4e, Z16, Z18
-	VPADDD        Z18, Z16, Z16
-	VPSHUFD       $0xb1, Z16, Z18
-	VPADDD        Z18, Z16, Z16        // each 128-bit lane: its sum in every dword
-	VEXTRACTI32X4 $1, Z16, X18
-	VEXTRACTI32X4 $2, Z16, X19
-	VEXTRACTI32X4 $3, Z16, X20
+	VEXTRACTI32X4 $1, Y16, X18
 	VPADDD        X18, X16, X16
-	VPADDD        X20, X19, X19
-	VMOVD         X16, AX
-	VMOVD         X19, BX
+	VPSHUFD       $0x4e, X16, X18
+	VPADDD        X18, X16, X16
+	VMOVQ         X16, AX
+	MOVQ          AX, BX
+	SHRQ          $32, BX              // sum
+	MOVL          AX, AX               // weighted
 	ADDQ          BX, R8
 	ADDQ          AX, R9
 
