@@ -434,84 +434,14 @@ rest:
 	// CX = rest length R (1 … 1023 here, or all of p when it is shorter
 	// than 1 KiB), SI its start; R12 = 1 iff a main part precedes it.
 	//
-	// The rest is U = R/64 whole vectors, aligned to its end, after a
-	// partial vector of r = R mod 64 bytes. The whole vectors go through
-	// steps of four slots (one vector each, weights 64 − i; Σ_s (3−s)·A_s
-	// for the slot offsets and P for the steps, as in the main part); the
-	// first step is entered at its first slot holding data. The partial
-	// vector is summed apart, in parallel: its bytes weigh 64·U more, added
-	// as U·S_p through VPDPBUSD by U.
+	// The rest is padded in front with zeros to whole steps of four slots
+	// (one vector each, weights 64 − i; Σ_s (3−s)·A_s for the slot offsets
+	// and P for the steps, as in the main part). Padding in front weighs
+	// nothing, so the sums are exact. The first step is entered at its first
+	// slot holding data, which is read with a byte mask when it is partial.
 	//
-	// A_s in Z0…Z3, W_s in Z8…Z11, P in Z16; S_p, W_p, U·S_p in Z17, Z18,
-	// Z20.
-	VPXORQ Z17, Z17, Z17
-	VPXORQ Z18, Z18, Z18
-	VPXORQ Z20, Z20, Z20
+	// A_s in Z0…Z3, W_s in Z8…Z11, P in Z16.
 	VMOVDQU64 adler32Weights<>(SB), Z26 // 64 … 1
-	MOVQ   CX, BX
-	SHRQ   $6, BX                       // U
-	MOVQ   CX, DX
-	ANDQ   $63, DX                      // r
-	JZ     restWhole
-	CMPQ   DX, $4
-	JA     restVector
-
-	// r ≤ 4: the partial bytes in scalar code, byte i weighted by its
-	// distance to the rest's end (R − i), straight into R8 and R9.
-	MOVQ   CX, R10
-	MOVQ   SI, R11
-	ADDQ   DX, SI                       // the whole vectors
-
-restBytes:
-	MOVBLZX (R11), AX
-	ADDQ    AX, R8
-	IMULQ   R10, AX
-	ADDQ    AX, R9
-	INCQ    R11
-	DECQ    R10
-	DECQ    DX
-	JNZ     restBytes
-	TESTQ   BX, BX
-	JNZ     restWhole
-	JMP     store
-
-restVector:
-
-	// The partial vector, read with its 64 − r bytes of padding in front
-	// (a byte mask; masked-off bytes are never accessed). When there is no
-	// main part and that padding would lie in the previous page, the CPU
-	// would take a slow assist (over 100 ns) on every call, so the r bytes
-	// are then read from the rest's start and their weights lowered by
-	// 64 − r instead.
-	MOVQ       $64, R10
-	SUBQ       DX, R10                  // 64 − r
-	LEAQ       -64(SI)(DX*1), R11       // the padded vector's address
-	MOVQ       $-1, AX
-	SHLXQ      R10, AX, AX
-	KMOVQ      AX, K1
-	VMOVDQA64  Z26, Z25                 // its weights
-	TESTQ      R12, R12
-	JNZ        restFront
-	MOVQ       R11, AX
-	XORQ       SI, AX
-	SHRQ       $12, AX
-	JNZ        restShifted
-
-restFront:
-	VMOVDQU8.Z (R11), K1, Z24
-
-restPartial:
-	VPBROADCASTB BX, Z19
-	VPDPBUSD   Z31, Z24, Z17            // S_p
-	VPDPBUSD   Z25, Z24, Z18            // W_p
-	VPDPBUSD   Z19, Z24, Z20            // U·S_p
-	ADDQ       DX, SI                   // the whole vectors
-	TESTQ      BX, BX
-	JNZ        restWhole
-	VMOVDQA64  Z18, Z16                 // no whole vectors: weighted = W_p
-	JMP        restSums
-
-restWhole:
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
 	VPXORQ Z2, Z2, Z2
@@ -521,20 +451,67 @@ restWhole:
 	VPXORQ Z10, Z10, Z10
 	VPXORQ Z11, Z11, Z11
 	VPXORQ Z16, Z16, Z16
-	LEAQ   3(BX), R10
-	ANDQ   $-4, R10                     // 4 × steps
-	MOVQ   R10, AX
-	SUBQ   BX, R10                      // e: empty slots in the first step
-	SHRQ   $2, AX
-	MOVQ   AX, BX                       // steps (1 … 4)
-	SHLQ   $6, R10
-	SUBQ   R10, SI                      // the first step's start
-	CMPQ   R10, $64
-	JB     restSlot0
-	JE     restSlot1
-	CMPQ   R10, $128
-	JE     restSlot2
-	JMP    restSlot3
+	LEAQ   255(CX), BX
+	ANDQ   $-256, BX                    // padded length
+	MOVQ   BX, DX
+	SUBQ   CX, DX                       // padding in front (0 … 255)
+	SUBQ   DX, SI                       // start of the padded rest
+	SHRQ   $8, BX                       // steps (1 … 4)
+	MOVQ   DX, R10
+	SHRQ   $6, R10                      // first slot holding data
+	ANDQ   $63, DX                      // its zero bytes in front
+	MOVQ   R10, R11
+	SHLQ   $6, R11
+	ADDQ   SI, R11                      // its address
+	VMOVDQA64 Z26, Z25                  // its weights
+	TESTQ  DX, DX
+	JNZ    restPartial
+	VMOVDQU64 (R11), Z24
+	JMP    restFirst
+
+restPartial:
+	// A masked load takes a slow assist (over 100 ns) when its masked-off
+	// bytes lie in a page the process cannot read. The padding bytes before
+	// the rest are the main part's when there is one; otherwise, if they lie
+	// in the previous page, the vector is read from its first message byte
+	// and its weights lowered by the padding instead.
+	MOVQ   $-1, AX
+	SHLXQ  DX, AX, AX
+	KMOVQ  AX, K1
+	TESTQ  R12, R12
+	JNZ    restFront
+	LEAQ   (R11)(DX*1), AX
+	XORQ   R11, AX
+	SHRQ   $12, AX
+	JNZ    restShifted
+
+restFront:
+	VMOVDQU8.Z (R11), K1, Z24
+
+restFirst:
+	CMPQ R10, $1
+	JB   restFirst0
+	JE   restFirst1
+	CMPQ R10, $2
+	JE   restFirst2
+	VPDPBUSD Z31, Z24, Z3
+	VPDPBUSD Z25, Z24, Z11
+	JMP      restNext
+
+restFirst0:
+	VPDPBUSD Z31, Z24, Z0
+	VPDPBUSD Z25, Z24, Z8
+	JMP      restSlot1
+
+restFirst1:
+	VPDPBUSD Z31, Z24, Z1
+	VPDPBUSD Z25, Z24, Z9
+	JMP      restSlot2
+
+restFirst2:
+	VPDPBUSD Z31, Z24, Z2
+	VPDPBUSD Z25, Z24, Z10
+	JMP      restSlot3
 
 restStep:
 	ADDQ      $256, SI
@@ -542,8 +519,6 @@ restStep:
 	VPADDD    Z3, Z2, Z22
 	VPADDD    Z22, Z21, Z21
 	VPADDD    Z21, Z16, Z16             // P += Σ A_s before this step
-
-restSlot0:
 	VMOVDQU64 (SI), Z21
 	VPDPBUSD  Z31, Z21, Z0
 	VPDPBUSD  Z26, Z21, Z8
@@ -562,23 +537,22 @@ restSlot3:
 	VMOVDQU64 192(SI), Z24
 	VPDPBUSD  Z31, Z24, Z3
 	VPDPBUSD  Z26, Z24, Z11
+
+restNext:
 	DECQ      BX
 	JNZ       restStep
 
-	// weighted = 256·P + 64·(3·A0 + 2·A1 + A2 + U·S_p) + Σ_s W_s + W_p;
-	// every lane stays far below 2^32 for fewer than 1024 bytes.
+	// weighted = 256·P + 64·(3·A0 + 2·A1 + A2) + Σ_s W_s; every lane stays
+	// far below 2^32 for fewer than 1024 bytes.
 	VPADDD Z1, Z0, Z21
 	VPADDD Z9, Z8, Z8
 	VPADDD Z11, Z10, Z10
 	VPSLLD $8, Z16, Z16
 	VPADDD Z2, Z21, Z22                // A0+A1+A2
 	VPADDD Z21, Z0, Z21                // 2·A0+A1
-	VPADDD Z18, Z8, Z8
-	VPADDD Z3, Z22, Z23                // Σ A_s
+	VPADDD Z3, Z22, Z17                // sum
 	VPADDD Z22, Z21, Z21               // 3·A0+2·A1+A2
 	VPADDD Z10, Z8, Z8
-	VPADDD Z20, Z21, Z21
-	VPADDD Z23, Z17, Z17               // sum
 	VPSLLD $6, Z21, Z21
 	VPADDD Z8, Z16, Z16
 	VPADDD Z21, Z16, Z16               // weighted
@@ -636,10 +610,12 @@ store:
 	RET
 
 restShifted:
-	MOVQ       $-1, AX
-	BZHIQ      DX, AX, AX
-	KMOVQ      AX, K2
-	VMOVDQU8.Z (SI), K2, Z24
-	VPBROADCASTB R10, Z25
+	MOVQ       $64, AX
+	SUBQ       DX, AX
+	MOVQ       $-1, R13
+	BZHIQ      AX, R13, R13
+	KMOVQ      R13, K2
+	VMOVDQU8.Z (R11)(DX*1), K2, Z24
+	VPBROADCASTB DX, Z25
 	VPSUBB     Z25, Z26, Z25
-	JMP        restPartial
+	JMP        restFirst
