@@ -42,10 +42,11 @@ other:
 //
 // The message is cut into N 64-byte vectors aligned to its end: the first
 // one is read with a byte mask that zeroes the s = 64N − n bytes before the
-// message (masked-off bytes are never accessed, so this cannot fault). ^crc
-// is xored into the first four message bytes; when those would straddle the
-// first two vectors (n mod 64 ∈ {1,2,3}) the leading bytes go through the
-// byte table first instead.
+// message (masked-off bytes are never accessed, so this cannot fault). The
+// seed ^crc is multiplied apart on the short path and xored into the first
+// four message bytes on the long one; when n mod 64 ∈ {1,2,3} (and n > 64)
+// the leading bytes are xored into the seed instead, and skipped (short
+// path), or fed through the byte table first (long path).
 //
 // N ≤ 16: every lane is multiplied by its distance multipliers and the
 // products are xored together (one multiplication deep), in straight-line
@@ -61,26 +62,45 @@ TEXT ·crc32AVX512(SB), NOSPLIT, $0-36
 	TESTQ CX, CX
 	JZ    done
 
-	// Leading bytes one at a time when n mod 64 is 1, 2 or 3.
-	MOVQ CX, BX
-	ANDQ $63, BX
-	DECQ BX
-	CMPQ BX, $2
-	JA   vectors
-	INCQ BX
+	MOVQ  CX, DI              // n, for the seed's multiplier
+	// When n mod 64 is 1, 2 or 3 and the message is longer than a vector,
+	// its leading bytes do not get a vector of their own. Up to 1027 bytes
+	// (the short path, which multiplies the seed apart by the multiplier
+	// for the whole n) they go into the seed: xoring ^crc into the first
+	// four bytes is what the seed means, so xoring those bytes into ^crc and
+	// skipping them is the same message. Longer messages (the seed goes into
+	// the first vector) take them through the byte table.
+	MOVQ  CX, BX
+	ANDQ  $63, BX
+	DECQ  BX
+	CMPQ  BX, $2
+	JA    vectors
+	CMPQ  CX, $64
+	JB    vectors
+	INCQ  BX
+	CMPQ  CX, $1027
+	JA    bytes
+	MOVL  (SI), R8
+	SHLQ  $3, BX
+	BZHIQ BX, R8, R8
+	XORL  R8, AX
+	SHRQ  $3, BX
+	ADDQ  BX, SI
+	SUBQ  BX, CX
+	JMP   vectors
+
+bytes:
 	SUBQ BX, CX
 	MOVQ ·crc32Slicing(SB), R12
 
-bytes:
+bytesLoop:
 	MOVBLZX (SI), DX
 	XORB    AL, DL
 	SHRL    $8, AX
 	XORL    (R12)(DX*4), AX
 	INCQ    SI
 	DECQ    BX
-	JNZ     bytes
-	TESTQ   CX, CX
-	JZ      done
+	JNZ     bytesLoop
 
 vectors:
 	MOVQ  CX, DX
@@ -96,12 +116,14 @@ vectors:
 
 	// Short path. The seed's share, apart: ^crc in the high half of a
 	// 64-bit operand times x^(8n−1) mod G, xored in just before the
-	// reduction, so nothing waits for it (at 514 B it comes out of the
-	// byte loop).
+	// reduction, so nothing waits for it. The seed reaches the vector unit
+	// through memory (the argument slot p_cap, which the kernel does not
+	// need), which keeps a GPR-to-vector move off the multiplier's port.
 	SHLQ       $32, AX
-	VMOVQ      AX, X12
+	MOVQ       AX, p_cap+24(FP)
+	VMOVQ      p_cap+24(FP), X12
 	LEAQ       ·crc32SeedConsts(SB), R10
-	VMOVD      (R10)(CX*4), X13
+	VMOVD      (R10)(DI*4), X13
 	VPCLMULQDQ $0x00, X13, X12, X12
 
 	// Vector 0, its padding in front read as zeros (a byte mask). A masked

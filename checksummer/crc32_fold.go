@@ -84,7 +84,8 @@ const (
 	crc32BarrettConsts = crc32DistEnd + 4
 	// crc32ConstsLen is the length of the table.
 	crc32ConstsLen = crc32DistEnd + 6
-	// crc32SeedLen is the length of crc32SeedConsts: the short path's
-	// longest input plus one.
-	crc32SeedLen = 1025
+	// crc32SeedLen is the length of crc32SeedConsts: one more than the
+	// longest input of the short path (1024 bytes of vectors and up to three
+	// leading bytes folded into the seed).
+	crc32SeedLen = 1028
 )

@@ -79,7 +79,7 @@ var crc32FoldConsts = [crc32ConstsLen]uint64{
 	0xb4e5b025f7011641, 0x00000001db710641,
 }
 
-// crc32SeedConsts[n] is x^(8n-1) mod G, reflected, for n = 1 … 1024 (entry 0
+// crc32SeedConsts[n] is x^(8n-1) mod G, reflected, for n = 1 … 1027 (entry 0
 // is unused): the multiplier that takes the seed ^prev of an n-byte message
 // to its place in the short path's sum (crc32_fold.go).
 var crc32SeedConsts = [crc32SeedLen]uint32{
@@ -254,5 +254,6 @@ var crc32SeedConsts = [crc32SeedLen]uint32{
 	0x4d8ad2d1, 0xf1996890, 0xf0fe0a2c, 0x322892e9, 0xd9e4724e, 0x91bd88e5,
 	0xd0f1ab7f, 0xc06a9d06, 0xe9a3cfa8, 0xd8e48815, 0x6d050063, 0xd4d635e2,
 	0x4ed05561, 0x3afb819b, 0x67e7b14d, 0x080ada9c, 0xf9b1d5b5, 0xbbf2f6d6,
-	0x6f0b8517, 0x83bc8e42, 0x98519c32, 0xc84f001c,
+	0x6f0b8517, 0x83bc8e42, 0x98519c32, 0xc84f001c, 0x14c9134f, 0xe6779512,
+	0xf35f06dd,
 }

@@ -87,7 +87,7 @@ var crc32FoldConsts = [crc32ConstsLen]uint64{
 	fmt.Fprintf(&b, "\t%#016x, %#016x,\n", bits.Reverse64(floorX95()), bits.Reverse64(g)>>31)
 	b.WriteString("}\n")
 	b.WriteString(`
-// crc32SeedConsts[n] is x^(8n-1) mod G, reflected, for n = 1 … 1024 (entry 0
+// crc32SeedConsts[n] is x^(8n-1) mod G, reflected, for n = 1 … 1027 (entry 0
 // is unused): the multiplier that takes the seed ^prev of an n-byte message
 // to its place in the short path's sum (crc32_fold.go).
 var crc32SeedConsts = [crc32SeedLen]uint32{
@@ -113,5 +113,5 @@ var crc32SeedConsts = [crc32SeedLen]uint32{
 // These mirror crc32_fold.go (the generator is a separate program).
 const (
 	crc32DistLanes = 64
-	crc32SeedLen   = 1025
+	crc32SeedLen   = 1028
 )
