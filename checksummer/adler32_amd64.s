@@ -290,8 +290,9 @@ other:
 // P ≤ 8·2040·K²/2 < 2^31, W ≤ 8·190740·K < 2^30: no 32-bit lane overflows,
 // and the lanes are widened to 64 bits before they are combined.
 //
-// Rest (< 1 KiB): at most two steps of eight slots of one vector each, and
-// the partial vector summed apart (see rest: below).
+// Rest (< 1 KiB): up to four steps of four slots (one vector each), padded
+// in front to whole steps and entered at the first slot holding data (see
+// rest: below).
 TEXT ·adler32VNNIBlock(SB), NOSPLIT, $0-36
 	MOVQ p_base+8(FP), SI
 	MOVQ p_len+16(FP), CX
