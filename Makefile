@@ -21,7 +21,7 @@ empty :=
 space := $(empty) $(empty)
 TAGFLAG := $(if $(TAGS),-tags $(subst $(space),$(comma),$(TAGS)),)
 
-.PHONY: all build demo test test-purego test-cgo test-race bench fuzz-smoke lint print-tags clean
+.PHONY: all build demo test test-purego test-cgo test-race test-beam bench fuzz-smoke lint print-tags clean
 
 all: build
 
@@ -32,6 +32,7 @@ print-tags:
 build:
 	CGO_ENABLED=0 $(GO) build $(PKG)
 	$(if $(TAGS),CGO_ENABLED=1 $(GO) build $(TAGFLAG) $(PKG),)
+	cd beam && CGO_ENABLED=0 $(GO) build ./...
 
 DEMO_DIR ?= $(CURDIR)/.demo
 
@@ -44,8 +45,9 @@ demo:
 	$(GO) run $(TAGFLAG) ./cmd/castable verify $$(find $(DEMO_DIR) -name '*-TOC.txt' -printf '%h\n' | sort -u)
 
 ## test: every test, pure Go and (when the C libraries are present) with cgo,
-## plus the concurrency, fault-injection and crash tests under the race detector
-test: lint test-purego test-cgo test-race
+## plus the concurrency, fault-injection and crash tests under the race detector,
+## and the Beam pipeline module's tests (beam/, its own go.mod; they run on Prism)
+test: lint test-purego test-cgo test-race test-beam
 
 test-purego:
 	CGO_ENABLED=0 $(GO) test -count=1 $(PKG)
@@ -61,6 +63,11 @@ endif
 RACE_PKGS ?= ./memtable ./flush ./internal/reliability
 test-race:
 	CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PKGS)
+
+# The Beam module (beam/) has its own go.mod: ./... of the core does not
+# reach it.
+test-beam:
+	cd beam && CGO_ENABLED=0 $(GO) test -count=1 ./...
 
 ## bench: the benchmark matrices
 bench:
@@ -84,6 +91,7 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	CGO_ENABLED=0 $(GO) vet $(PKG)
 	$(if $(TAGS),CGO_ENABLED=1 $(GO) vet $(TAGFLAG) $(PKG),)
+	cd beam && CGO_ENABLED=0 $(GO) vet ./...
 
 clean:
 	$(GO) clean -testcache

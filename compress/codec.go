@@ -2,6 +2,7 @@ package compress
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -106,7 +107,9 @@ type Params struct {
 	// with CRC.db.
 	Codec Codec
 	// ChunkLength is the uncompressed chunk length in bytes, a power of two;
-	// 0 means 65536 (chunk_length_in_kb 64).
+	// 0 means the default of the SSTable version written (64 KiB before
+	// Cassandra 4.0, 16 KiB from 4.0; WithDefaultChunkLength), or 65536
+	// where no version says (EffectiveChunkLength).
 	ChunkLength int
 	// Options are the codec-specific options written to CompressionInfo.db
 	// (Cassandra writes none for its own codecs unless the table sets them:
@@ -122,6 +125,29 @@ type Params struct {
 	// value means never (crc_check_chance 0). It is not written to
 	// CompressionInfo.db.
 	CRCCheckChance float64
+	// MinCompressRatio is min_compress_ratio (Cassandra 4.0 on): a chunk
+	// that does not compress to at most ChunkLength/MinCompressRatio bytes
+	// is stored uncompressed. 0 means never (Cassandra's default).
+	MinCompressRatio float64
+}
+
+// WithDefaultChunkLength returns p with ChunkLength n when it is 0.
+func (p Params) WithDefaultChunkLength(n int) Params {
+	if p.ChunkLength == 0 {
+		p.ChunkLength = n
+	}
+	return p
+}
+
+// MaxCompressedLength is the stored length from which a chunk is kept
+// uncompressed (CompressionParams.calcMaxCompressedLength):
+// ceil(min(chunkLength / MinCompressRatio, 2^31 − 1)), which is
+// Integer.MAX_VALUE when MinCompressRatio is 0.
+func (p Params) MaxCompressedLength() int {
+	if p.MinCompressRatio <= 0 {
+		return math.MaxInt32
+	}
+	return int(math.Ceil(math.Min(float64(p.EffectiveChunkLength())/p.MinCompressRatio, math.MaxInt32)))
 }
 
 // EffectiveChunkLength returns ChunkLength, or DefaultChunkLength when it

@@ -137,7 +137,7 @@ func FuzzRoundTrip(f *testing.F) {
 				outs = append(outs, comp)
 			}
 			if list[0].c.Codec() == LZ4 && len(outs) == 2 && !bytes.Equal(outs[0], outs[1]) {
-				t.Fatalf("Go and C LZ4 differ: %s", firstDiff(outs[0], outs[1]))
+				t.Fatalf("Go and C LZ4 differ: %s", testdata.FirstDiff(outs[0], outs[1]))
 			}
 		}
 	})

@@ -18,6 +18,7 @@ const (
 	optChunkLengthKB      = "chunk_length_kb"
 	optCRCCheckChance     = "crc_check_chance"
 	optEnabled            = "enabled"
+	optMinCompressRatio   = "min_compress_ratio"
 )
 
 // codecOptionKeys lists the options each codec accepts (Cassandra's
@@ -53,13 +54,13 @@ var codecOptionKeys = [numCodecs][]string{
 // Errors wrap ErrInvalidOptions or, for an unknown class, ErrUnknownCompressor.
 func ParamsFromOptions(opts map[string]string) (Params, error) {
 	if opts == nil {
-		return Params{Codec: LZ4, ChunkLength: DefaultChunkLength}, nil
+		return Params{Codec: LZ4}, nil
 	}
 	rest := make(map[string]string, len(opts))
 	for k, v := range opts {
 		rest[k] = v
 	}
-	p := Params{Codec: None, ChunkLength: DefaultChunkLength}
+	p := Params{Codec: None}
 
 	enabled := true
 	if v, ok := rest[optEnabled]; ok {
@@ -113,6 +114,14 @@ func ParamsFromOptions(opts map[string]string) (Params, error) {
 		return p, err
 	}
 
+	if v, ok := rest[optMinCompressRatio]; ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || (f != 0 && f < 1) {
+			return p, invalidOptionf("invalid %s %q (want 0, which disables it, or a number of at least 1.0)", optMinCompressRatio, v)
+		}
+		p.MinCompressRatio = f
+		delete(rest, optMinCompressRatio)
+	}
 	if v, ok := rest[optCRCCheckChance]; ok {
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || math.IsNaN(f) || f < 0 || f > 1 {
@@ -209,7 +218,7 @@ func (p Params) OptionsForCompressionInfo() []Option {
 	out := make([]Option, 0, len(p.Options))
 	for k, v := range p.Options {
 		switch k {
-		case optClass, optSSTableCompression, optChunkLengthInKB, optChunkLengthKB, optEnabled, optCRCCheckChance:
+		case optClass, optSSTableCompression, optChunkLengthInKB, optChunkLengthKB, optEnabled, optCRCCheckChance, optMinCompressRatio:
 			continue
 		}
 		out = append(out, Option{Key: k, Value: v})

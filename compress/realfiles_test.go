@@ -3,6 +3,7 @@ package compress
 import (
 	"bytes"
 	"fmt"
+	"github.com/castable-db/castable/internal/testdata"
 	"slices"
 	"testing"
 )
@@ -106,7 +107,7 @@ func TestLZ4ReproducesCassandra(t *testing.T) {
 				case identical && known:
 					t.Errorf("%s: now reproduced; drop it from knownLZ4Mismatches", ch.name)
 				case !identical && !known:
-					t.Errorf("%s: not reproduced: %s", ch.name, firstDiff(re, ch.payload))
+					t.Errorf("%s: not reproduced: %s", ch.name, testdata.FirstDiff(re, ch.payload))
 				case identical:
 					same++
 				}
@@ -155,7 +156,7 @@ func testReproduces(t *testing.T, codec Codec, impl Impl) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(re, ch.payload) {
-			t.Errorf("%s: not reproduced: %s", ch.name, firstDiff(re, ch.payload))
+			t.Errorf("%s: not reproduced: %s", ch.name, testdata.FirstDiff(re, ch.payload))
 		}
 	}
 	if n == 0 {
@@ -188,16 +189,4 @@ func TestRealCompressionInfoOptions(t *testing.T) {
 			t.Errorf("%s: %v", st.dir, err)
 		}
 	}
-}
-
-// firstDiff describes where two payloads first differ.
-func firstDiff(got, want []byte) string {
-	n := min(len(got), len(want))
-	for i := range n {
-		if got[i] != want[i] {
-			lo, hi := max(i-4, 0), min(i+8, n)
-			return fmt.Sprintf("first difference at offset %d of %d/%d bytes: ours % x, Cassandra's % x", i, len(got), len(want), got[lo:hi], want[lo:hi])
-		}
-	}
-	return fmt.Sprintf("lengths %d and %d, common prefix equal", len(got), len(want))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/castable-db/castable/internal/testdata"
 	"testing"
 )
 
@@ -106,7 +107,7 @@ func TestLZ4GoMatchesC(t *testing.T) {
 			a, _ := g.Compress(nil, src)
 			b, _ := c.Compress(nil, src)
 			if !bytes.Equal(a, b) {
-				t.Errorf("%s/size=%d: Go and C LZ4 differ: %s", kind.name, size, firstDiff(a, b))
+				t.Errorf("%s/size=%d: Go and C LZ4 differ: %s", kind.name, size, testdata.FirstDiff(a, b))
 			}
 		}
 	}

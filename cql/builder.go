@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 )
@@ -145,8 +144,8 @@ type stmt struct {
 	mb     *mutation.Builder
 	ts     int64
 	ttl    int32
-	now    int32 // local deletion time of tombstones (s)
-	expiry int32 // local expiration time of expiring data, or NoDeletionTime
+	now    int64 // local deletion time of tombstones (s)
+	expiry int64 // local expiration time of expiring data, or NoDeletionTime
 	key    []byte
 }
 
@@ -161,7 +160,7 @@ func (b *Builder) begin(n Name, u Using, at Pos) (*stmt, error) {
 		b.builders[t] = mb
 	}
 	now := b.nowTime().Unix()
-	s := &stmt{t: t, mb: mb, ts: b.timestamp(u), now: int32(now), expiry: mutation.NoDeletionTime}
+	s := &stmt{t: t, mb: mb, ts: b.timestamp(u), now: now, expiry: mutation.NoDeletionTime}
 	switch {
 	case u.HasTTL:
 		s.ttl = u.TTL
@@ -172,7 +171,7 @@ func (b *Builder) begin(n Name, u Using, at Pos) (*stmt, error) {
 		if now+int64(s.ttl) > int64(mutation.NoDeletionTime)-1 {
 			return nil, semanticError(at, "TTL %d from now (%d) overflows the local expiration time", s.ttl, now)
 		}
-		s.expiry = int32(now + int64(s.ttl))
+		s.expiry = now + int64(s.ttl)
 	}
 	return s, nil
 }
@@ -225,7 +224,7 @@ func (b *Builder) partitionKey(s *stmt, values [][]byte, at Pos) error {
 		return semanticError(at, "partition key of %d bytes exceeds 65535", len(key))
 	}
 	s.key = key
-	s.mb.Reset(key, dht.Token(key))
+	s.mb.Reset(key)
 	return nil
 }
 

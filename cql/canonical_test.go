@@ -239,7 +239,7 @@ func stripPositions(v any) any {
 
 // mergeByKey merges the mutations of one table into partitions in sstable
 // order, as a memtable would.
-func mergeByKey(t *testing.T, tab *schema.Table, ms []Mutation, now int32) []*mutation.Partition {
+func mergeByKey(t *testing.T, tab *schema.Table, ms []Mutation, now int64) []*mutation.Partition {
 	t.Helper()
 	byKey := map[string]*mutation.Partition{}
 	var order []*mutation.Partition
@@ -248,8 +248,8 @@ func mergeByKey(t *testing.T, tab *schema.Table, ms []Mutation, now int32) []*mu
 			t.Fatalf("mutation of table %s, want %s", m.Table.Name, tab.Name)
 		}
 		p := m.Partition
-		if p.Token != dht.Token(p.Key) {
-			t.Fatalf("token %d, want %d", p.Token, dht.Token(p.Key))
+		if want := dht.Murmur3.Token(p.Key); !p.Token.Equal(want) {
+			t.Fatalf("token %s, want %s", dht.Murmur3.String(p.Token), dht.Murmur3.String(want))
 		}
 		if dst := byKey[string(p.Key)]; dst != nil {
 			if err := mutation.Merge(tab, dst, p, now); err != nil {
@@ -261,7 +261,7 @@ func mergeByKey(t *testing.T, tab *schema.Table, ms []Mutation, now int32) []*mu
 		order = append(order, p)
 	}
 	sort.SliceStable(order, func(i, j int) bool {
-		return dht.Compare(order[i].Token, order[i].Key, order[j].Token, order[j].Key) < 0
+		return dht.ComparePartitions(order[i].Token, order[i].Key, order[j].Token, order[j].Key) < 0
 	})
 	return order
 }

@@ -134,7 +134,7 @@ func TestReferenceCasesFromCQL(t *testing.T) {
 				ms = append(ms, got...)
 			}
 			tab := s.Tables[0]
-			parts := mergeByKey(t, tab, ms, int32(nows[len(nows)-1]))
+			parts := mergeByKey(t, tab, ms, nows[len(nows)-1])
 			got := renderPartitions(t, tab, parts)
 			raw, err := os.ReadFile(filepath.Join(dir, "data.json"))
 			if err != nil {

@@ -1,18 +1,15 @@
-// Package dht is Cassandra's Murmur3Partitioner: the token of a partition key
-// and the order of partitions (token, then key bytes).
-//
+package dht
+
 // Cassandra's MurmurHash3_x64_128 differs from the textbook algorithm in one
 // place: tail bytes (the last len%16) are sign-extended to 64 bits before they
 // are shifted into k1/k2 (Java's (long) byte). Keys whose tail holds a byte
 // >= 0x80 therefore hash differently; tokens, bloom filter bits and partition
 // order all depend on reproducing it.
-package dht
-
 import (
-	"bytes"
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"strconv"
 )
 
 const (
@@ -20,12 +17,9 @@ const (
 	c2 = 0x4cf5ad432745937f
 )
 
-// MinToken is the partitioner's minimum token, the token of the empty key.
-const MinToken int64 = math.MinInt64
-
-// Murmur3 returns Cassandra's MurmurHash3_x64_128 of key with seed 0, as the
+// Murmur3Hash returns Cassandra's MurmurHash3_x64_128 of key with seed 0, as the
 // two 64-bit halves (h1, h2). The bloom filter uses both; the token is h1.
-func Murmur3(key []byte) (h1, h2 uint64) {
+func Murmur3Hash(key []byte) (h1, h2 uint64) {
 	n := len(key)
 	p := key
 	for len(p) >= 16 {
@@ -89,32 +83,58 @@ func fmix(k uint64) uint64 {
 	return k
 }
 
-// Token returns the Murmur3Partitioner token of a serialized partition key:
-// MinToken for the empty key, otherwise h1 as a signed value with
-// Long.MIN_VALUE mapped to Long.MAX_VALUE.
-func Token(key []byte) int64 {
+// murmur3 is Murmur3Partitioner: a key's token is the first half of its
+// MurmurHash3_x64_128 as a signed 64-bit value, Long.MIN_VALUE (the
+// minimum token, the empty key's) mapped to Long.MAX_VALUE. Tokens live in
+// hi alone, as the signed value with its sign bit flipped, which orders like
+// the value.
+type murmur3 struct{}
+
+func (murmur3) Name() string         { return Murmur3Name }
+func (murmur3) PreservesOrder() bool { return false }
+func (murmur3) MinToken() Token      { return Token{} }
+func (m murmur3) Token(key []byte) Token {
 	if len(key) == 0 {
-		return MinToken
+		return Token{}
 	}
-	h1, _ := Murmur3(key)
-	return normalize(int64(h1))
+	h1, _ := Murmur3Hash(key)
+	return m.TokenFromHash(key, h1)
 }
 
-func normalize(t int64) int64 {
-	if t == math.MinInt64 {
-		return math.MaxInt64
+// TokenFromHash implements Partitioner: the token is h1 itself.
+func (murmur3) TokenFromHash(key []byte, h1 uint64) Token {
+	if len(key) == 0 {
+		return Token{}
 	}
-	return t
+	return Murmur3Token(int64(h1))
 }
 
-// Compare orders partitions as SSTables store them: by token (signed), then
-// by key bytes (unsigned, a prefix first).
-func Compare(tokenA int64, keyA []byte, tokenB int64, keyB []byte) int {
-	switch {
-	case tokenA < tokenB:
-		return -1
-	case tokenA > tokenB:
-		return 1
+// Murmur3Token returns the Token of the Murmur3Partitioner token value v
+// (Long.MIN_VALUE, which no key hashes to, is mapped to Long.MAX_VALUE as
+// Cassandra maps it).
+func Murmur3Token(v int64) Token {
+	if v == math.MinInt64 {
+		v = math.MaxInt64
 	}
-	return bytes.Compare(keyA, keyB)
+	return Token{hi: uint64(v) ^ signBit}
+}
+
+// Murmur3Value returns the signed token value of a Murmur3Partitioner token.
+func (t Token) Murmur3Value() int64 { return int64(t.hi ^ signBit) }
+
+func (murmur3) String(t Token) string { return strconv.FormatInt(t.Murmur3Value(), 10) }
+
+func (murmur3) ParseToken(s string) (Token, error) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return Token{}, tokenError(Murmur3Name, s, "a signed 64-bit integer")
+	}
+	if v == math.MinInt64 {
+		return Token{}, nil
+	}
+	return Murmur3Token(v), nil
+}
+
+func (murmur3) AppendComparable(dst []byte, t Token) []byte {
+	return binary.BigEndian.AppendUint64(dst, t.hi)
 }

@@ -3,6 +3,7 @@ package dht
 import (
 	"encoding/hex"
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -25,34 +26,27 @@ var tokenVectors = []struct {
 func TestTokenVectors(t *testing.T) {
 	for _, v := range tokenVectors {
 		key, _ := hex.DecodeString(v.key)
-		h1, h2 := Murmur3(key)
+		h1, h2 := Murmur3Hash(key)
 		if h1 != v.h1 || h2 != v.h2 {
 			t.Errorf("Murmur3(%s) = %016x %016x, want %016x %016x", v.key, h1, h2, v.h1, v.h2)
 		}
-		if got := Token(key); got != v.token {
+		if got := Murmur3.Token(key).Murmur3Value(); got != v.token {
 			t.Errorf("Token(%s) = %d, want %d", v.key, got, v.token)
+		}
+		if got := Murmur3.String(Murmur3.Token(key)); got != strconv.FormatInt(v.token, 10) {
+			t.Errorf("String(Token(%s)) = %s", v.key, got)
 		}
 	}
 }
 
 func TestEmptyKeyIsMinToken(t *testing.T) {
-	if got := Token(nil); got != math.MinInt64 {
-		t.Fatalf("Token(empty) = %d", got)
+	for _, p := range partitioners {
+		if got := p.Token(nil); !got.IsMinimum() || !got.Equal(p.MinToken()) {
+			t.Errorf("%s: Token(empty) = %+v, want the minimum", p.Name(), got)
+		}
 	}
-	if normalize(math.MinInt64) != math.MaxInt64 {
+	if Murmur3Token(math.MinInt64).Murmur3Value() != math.MaxInt64 {
 		t.Fatal("Long.MIN_VALUE must map to Long.MAX_VALUE")
-	}
-}
-
-func TestCompare(t *testing.T) {
-	if Compare(-1, []byte{9}, 1, []byte{0}) >= 0 {
-		t.Error("token must order first, signed")
-	}
-	if Compare(5, []byte{0x80}, 5, []byte{0x7f}) <= 0 {
-		t.Error("keys compare unsigned")
-	}
-	if Compare(5, []byte{1}, 5, []byte{1, 0}) >= 0 {
-		t.Error("a prefix sorts first")
 	}
 }
 
@@ -61,6 +55,6 @@ func BenchmarkToken(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(key)))
 	for b.Loop() {
-		Token(key)
+		Murmur3.Token(key)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/castable-db/castable/sstables"
 	"os"
 	"runtime"
 	"syscall"
@@ -72,8 +73,13 @@ func BenchmarkFlush(b *testing.B) {
 					for b.Loop() {
 						gen++
 						res, err := Flush(context.Background(), frozen, Options{
-							Format: f, Dir: dir, Generation: gen, Jobs: jobs,
-							Compression: &compress.Params{Codec: codec},
+							Format: f,
+							WriterOptions: sstables.WriterOptions{
+								Dir:         dir,
+								Generation:  gen,
+								Jobs:        jobs,
+								Compression: &compress.Params{Codec: codec},
+							},
 						})
 						if err != nil {
 							b.Fatal(err)

@@ -33,7 +33,7 @@ func Example() {
 
 	ctx := context.Background()
 	svc, err := flush.NewService(ctx, flush.ServiceOptions{
-		Options: flush.Options{Format: mc.Format, Dir: dir},
+		Options: flush.Options{Format: mc.Format, WriterOptions: sstables.WriterOptions{Dir: dir}},
 		OnFlushed: func(r *flush.Result) {
 			fmt.Printf("flushed %s: %d partitions\n", r.Descriptor.Filename(sstables.ComponentData), r.Partitions)
 		},
@@ -48,7 +48,7 @@ func Example() {
 	name := table.Column("name")
 	for id := int32(1); id <= 1000; id++ {
 		key := schema.AppendInt(nil, id)
-		b.Reset(key, 0)
+		b.Reset(key)
 		b.StartRow(nil)
 		b.AddLiveCell(name, nil, []byte(fmt.Sprintf("user %d", id)), 1700000000000000)
 		p, err := b.Finish()

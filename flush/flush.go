@@ -26,42 +26,28 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/memtable"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
 )
 
+// DefaultFormat is the version a flush writes when Options.Format is nil:
+// nb, what Cassandra 4.0, 4.1 and 5.0 (in its shipped compatibility mode)
+// write by default.
+const DefaultFormat = "nb"
+
 // Options configure one flush. Zero values mean the defaults given per field.
 type Options struct {
-	// Format is the SSTable format to write (required): mc.Format or
-	// la.Format.
+	// Format is the SSTable format to write; nil means DefaultFormat
+	// (looked up in the registry: the program links the formats, e.g. by
+	// importing sstables/formats).
 	Format sstables.Format
-	// Dir is the table's data directory (required).
-	Dir string
-	// Generation is the new SSTable's generation (required for Flush;
-	// Service assigns it).
-	Generation int
-	// FS is the filesystem; nil means the OS filesystem.
-	FS sstables.FS
-	// Compression overrides the table's compression options; nil means the
-	// table's (Cassandra's default LZ4 with 64 KiB chunks when it has none).
-	Compression *compress.Params
-	// Jobs is the number of compression workers; 0 means all cores.
-	Jobs int
-	// BufferedIO writes Data.db through the page cache instead of with
-	// direct I/O (see sstables.WriterOptions.BufferedIO).
-	BufferedIO bool
-	// ColumnIndexSize is column_index_size_in_kb in bytes; 0 means 64 KiB.
-	ColumnIndexSize int
-	// HeaderAllColumns and ScyllaShadowable are passed to the writer (see
-	// sstables.WriterOptions).
-	HeaderAllColumns bool
-	ScyllaShadowable bool
-	// Metadata carries Statistics.db values that do not follow from the
-	// data (commit log intervals, ...).
-	Metadata sstables.Metadata
+	// WriterOptions are passed to the writer (see sstables.WriterOptions):
+	// Dir is required, and Generation (or UUID) for Flush, whereas Service
+	// assigns generations. The flush sets ExpectedPartitions and Stats
+	// from the memtable.
+	sstables.WriterOptions
 }
 
 // Result describes a finished flush.
@@ -130,7 +116,11 @@ type progressFunc func(done int64)
 
 func flush(ctx context.Context, f *memtable.Frozen, opts Options, progress progressFunc) (*Result, error) {
 	if opts.Format == nil {
-		return nil, errors.New("flush: no format")
+		f, err := sstables.Lookup(DefaultFormat)
+		if err != nil {
+			return nil, fmt.Errorf("flush: no Format given and the default %s is not linked (import sstables/formats): %w", DefaultFormat, err)
+		}
+		opts.Format = f
 	}
 	if opts.Dir == "" {
 		return nil, errors.New("flush: no directory")
@@ -139,20 +129,10 @@ func flush(ctx context.Context, f *memtable.Frozen, opts Options, progress progr
 		return nil, err
 	}
 	start := time.Now()
-	w, err := opts.Format.NewWriter(f.Table(), sstables.WriterOptions{
-		Dir:                opts.Dir,
-		Generation:         opts.Generation,
-		FS:                 opts.FS,
-		Compression:        opts.Compression,
-		Jobs:               opts.Jobs,
-		BufferedIO:         opts.BufferedIO,
-		ExpectedPartitions: f.Len(),
-		ColumnIndexSize:    opts.ColumnIndexSize,
-		Stats:              DataStats(f),
-		HeaderAllColumns:   opts.HeaderAllColumns,
-		ScyllaShadowable:   opts.ScyllaShadowable,
-		Metadata:           opts.Metadata,
-	})
+	wopts := opts.WriterOptions
+	wopts.ExpectedPartitions = f.Len()
+	wopts.Stats = DataStats(f)
+	w, err := opts.Format.NewWriter(f.Table(), wopts)
 	if err != nil {
 		return nil, fmt.Errorf("flush: %w", err)
 	}

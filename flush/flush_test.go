@@ -125,8 +125,13 @@ func TestFlushEveryFormatAndCodec(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/jobs=%d", f.Version(), codec, jobs), func(t *testing.T) {
 					dir := t.TempDir()
 					res, err := Flush(context.Background(), frozen, Options{
-						Format: f, Dir: dir, Generation: 7, Jobs: jobs,
-						Compression: &compress.Params{Codec: codec, ChunkLength: 4096},
+						Format: f,
+						WriterOptions: sstables.WriterOptions{
+							Dir:         dir,
+							Generation:  7,
+							Jobs:        jobs,
+							Compression: &compress.Params{Codec: codec, ChunkLength: 4096},
+						},
 					})
 					if err != nil {
 						t.Fatal(err)
@@ -152,8 +157,15 @@ func TestFlushJobsDoNotChangeBytes(t *testing.T) {
 		var ref map[string][]byte
 		for _, jobs := range []int{1, 2, 4} {
 			dir := t.TempDir()
-			if _, err := Flush(context.Background(), frozen, Options{Format: f, Dir: dir, Generation: 1, Jobs: jobs,
-				Compression: &compress.Params{Codec: compress.LZ4, ChunkLength: 4096}}); err != nil {
+			if _, err := Flush(context.Background(), frozen, Options{
+				Format: f,
+				WriterOptions: sstables.WriterOptions{
+					Dir:         dir,
+					Generation:  1,
+					Jobs:        jobs,
+					Compression: &compress.Params{Codec: compress.LZ4, ChunkLength: 4096},
+				},
+			}); err != nil {
 				t.Fatal(err)
 			}
 			files := readDir(t, dir)
@@ -162,7 +174,7 @@ func TestFlushJobsDoNotChangeBytes(t *testing.T) {
 				continue
 			}
 			for name, b := range ref {
-				if !bytes.Equal(files[name], b) && name != f.Version()+"-1-big-TOC.txt" {
+				if !bytes.Equal(files[name], b) && name != f.Version().String()+"-1-big-TOC.txt" {
 					t.Fatalf("%s: jobs=%d changes %s", f.Version(), jobs, name)
 				}
 			}
@@ -197,7 +209,7 @@ func TestFlushFaults(t *testing.T) {
 	injected := map[faultfs.Op]int{}
 	for _, f := range formats {
 		for _, codec := range codecs {
-			opts := Options{Format: f, Generation: 3, Jobs: 2, Compression: &compress.Params{Codec: codec, ChunkLength: 4096}}
+			opts := Options{Format: f, WriterOptions: sstables.WriterOptions{Generation: 3, Jobs: 2, Compression: &compress.Params{Codec: codec, ChunkLength: 4096}}}
 			opts.Dir = t.TempDir()
 			if _, err := Flush(context.Background(), frozen, opts); err != nil {
 				t.Fatal(err)
@@ -270,7 +282,7 @@ func TestFlushCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	dir := t.TempDir()
-	if _, err := Flush(ctx, frozen, Options{Format: mc.Format, Dir: dir, Generation: 1}); !errors.Is(err, context.Canceled) {
+	if _, err := Flush(ctx, frozen, Options{Format: mc.Format, WriterOptions: sstables.WriterOptions{Dir: dir, Generation: 1}}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	if left := readDir(t, dir); len(left) != 0 {

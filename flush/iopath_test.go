@@ -47,8 +47,17 @@ func TestFlushIOPathsDoNotChangeBytes(t *testing.T) {
 				for _, jobs := range []int{1, 2} {
 					name := fmt.Sprintf("%s/%s/%s/jobs=%d", f.Version(), codec, p.name, jobs)
 					dir := t.TempDir()
-					res, err := Flush(context.Background(), frozen, Options{Format: f, Dir: dir, Generation: 1, Jobs: jobs,
-						FS: p.fs, BufferedIO: p.buffered, Compression: &compress.Params{Codec: codec}})
+					res, err := Flush(context.Background(), frozen, Options{
+						Format: f,
+						WriterOptions: sstables.WriterOptions{
+							Dir:         dir,
+							Generation:  1,
+							Jobs:        jobs,
+							FS:          p.fs,
+							BufferedIO:  p.buffered,
+							Compression: &compress.Params{Codec: codec},
+						},
+					})
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}

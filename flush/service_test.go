@@ -24,7 +24,7 @@ func TestStoreConcurrentWriters(t *testing.T) {
 	var mu sync.Mutex
 	var results []*Result
 	svc, err := NewService(context.Background(), ServiceOptions{
-		Options:       Options{Format: mc.Format, Dir: dir, Jobs: 2, Compression: &compress.Params{Codec: compress.LZ4}},
+		Options:       Options{Format: mc.Format, WriterOptions: sstables.WriterOptions{Dir: dir, Jobs: 2, Compression: &compress.Params{Codec: compress.LZ4}}},
 		MaxConcurrent: 2,
 		MaxPending:    1,
 		OnFlushed: func(r *Result) {
@@ -101,7 +101,7 @@ func TestServiceBackPressure(t *testing.T) {
 	release := make(chan struct{})
 	blockFS := &gateFS{FS: sstables.OSFS, gate: release}
 	svc, err := NewService(context.Background(), ServiceOptions{
-		Options:    Options{Format: mc.Format, Dir: t.TempDir(), FS: blockFS},
+		Options:    Options{Format: mc.Format, WriterOptions: sstables.WriterOptions{Dir: t.TempDir(), FS: blockFS}},
 		MaxPending: 1,
 	})
 	if err != nil {
@@ -146,7 +146,7 @@ func TestServiceRetriesAndGivesUp(t *testing.T) {
 	ffs := faultfs.New(nil, faultfs.Rename, 2)
 	var failed []error
 	svc, err := NewService(context.Background(), ServiceOptions{
-		Options:    Options{Format: mc.Format, Dir: dir, FS: ffs},
+		Options:    Options{Format: mc.Format, WriterOptions: sstables.WriterOptions{Dir: dir, FS: ffs}},
 		RetryDelay: time.Millisecond,
 		OnError:    func(_ *memtable.Frozen, err error) { failed = append(failed, err) },
 	})
@@ -167,7 +167,7 @@ func TestServiceRetriesAndGivesUp(t *testing.T) {
 	frozen := fill(t, tbl, 50, 1)
 	var gaveUp *memtable.Frozen
 	svc, err = NewService(context.Background(), ServiceOptions{
-		Options:    Options{Format: mc.Format, Dir: dir, FS: sticky},
+		Options:    Options{Format: mc.Format, WriterOptions: sstables.WriterOptions{Dir: dir, FS: sticky}},
 		Retries:    2,
 		RetryDelay: time.Millisecond,
 		OnError:    func(f *memtable.Frozen, err error) { gaveUp = f; failed = append(failed, err) },
@@ -198,7 +198,7 @@ func TestServiceCancel(t *testing.T) {
 	var mu sync.Mutex
 	var returned int
 	svc, err := NewService(ctx, ServiceOptions{
-		Options:    Options{Format: mc.Format, Dir: dir, FS: &gateFS{FS: sstables.OSFS, gate: release}},
+		Options:    Options{Format: mc.Format, WriterOptions: sstables.WriterOptions{Dir: dir, FS: &gateFS{FS: sstables.OSFS, gate: release}}},
 		MaxPending: 2,
 		OnError: func(*memtable.Frozen, error) {
 			mu.Lock()

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/testdata"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
@@ -29,7 +28,7 @@ func benchData(b testing.TB) (*schema.Table, []*mutation.Partition) {
 	bl := mutation.NewBuilder(tb)
 	for i := range parts {
 		key := schema.AppendInt(nil, int32(i))
-		bl.Reset(key, dht.Token(key))
+		bl.Reset(key)
 		ts := 1525385507816568 + int64(i)
 		bl.StartRow(mutation.Clustering{schema.AppendInt(nil, int32(i%7))})
 		l := mutation.LivenessInfo{Timestamp: ts, TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime}

@@ -238,7 +238,7 @@ func TestMemtableFlushMatchesCassandra(t *testing.T) {
 		if !ok {
 			w = 1529519641190000 + int64(ck)
 		}
-		b.Reset(want.Key, want.Token)
+		b.Reset(want.Key)
 		b.StartRow(mutation.Clustering{schema.AppendInt(nil, ck)})
 		b.SetLiveness(mutation.LivenessInfo{Timestamp: w, TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime})
 		b.AddLiveCell(v, nil, schema.AppendInt(nil, 900+ck), w)

@@ -56,6 +56,7 @@ const (
 // canonical order).
 type Decoder struct {
 	t    *schema.Table
+	part dht.Partitioner
 	s    *scanner
 	opts DecodeOptions
 	cols map[string]*schema.Column // by name and by quoted name
@@ -84,7 +85,7 @@ func NewDecoder(r io.Reader, t *schema.Table, opts DecodeOptions) *Decoder {
 	if opts.MaxValueBytes <= 0 {
 		opts.MaxValueBytes = 64 << 20
 	}
-	d := &Decoder{t: t, s: newScanner(r, opts.MaxValueBytes), opts: opts, position: -1,
+	d := &Decoder{t: t, part: dht.Of(t.Options.Partitioner), s: newScanner(r, opts.MaxValueBytes), opts: opts, position: -1,
 		cols: make(map[string]*schema.Column)}
 	for _, group := range [][]*schema.Column{t.PartitionKey, t.Clustering, t.Static, t.Regular} {
 		for _, c := range group {
@@ -481,7 +482,7 @@ func (d *Decoder) applyHeader(p *mutation.Partition) error {
 	if len(key) > math.MaxUint16 {
 		return d.fail("", "", "key", fmt.Errorf("partition key of %d bytes exceeds 65535", len(key)))
 	}
-	p.Key, p.Token = key, dht.Token(key)
+	p.Key, p.Token = key, d.part.Token(key)
 	p.Deletion = mutation.Live
 	if d.hdr.del.present {
 		var err error
@@ -1153,12 +1154,9 @@ func (d *Decoder) convertCell(jc *rawCell, col *schema.Column, l mutation.Livene
 		if !d.present(jc.del.ldt) {
 			return c, "deletion_info", errors.New("missing local_delete_time")
 		}
-		ldt, err := parseInt32Value(d.bytesOf(jc.del.ldt), false)
+		ldt, err := parseDeletionTimeValue(d.bytesOf(jc.del.ldt))
 		if err != nil {
 			return c, "deletion_info", err
-		}
-		if ldt == mutation.NoDeletionTime {
-			return c, "deletion_info", errors.New("local_delete_time 2147483647 is the live marker")
 		}
 		c.LocalDeletionTime = ldt
 		return c, "", nil
@@ -1178,12 +1176,9 @@ func (d *Decoder) convertCell(jc *rawCell, col *schema.Column, l mutation.Livene
 			if !d.present(jc.expiresAt) {
 				return c, "expires_at", errors.New("expiring cell without expires_at")
 			}
-			exp, err := parseInt32Value(d.bytesOf(jc.expiresAt), false)
+			exp, err := parseDeletionTimeValue(d.bytesOf(jc.expiresAt))
 			if err != nil {
 				return c, "expires_at", err
-			}
-			if exp == mutation.NoDeletionTime {
-				return c, "expires_at", errors.New("expires_at 2147483647 is the live marker")
 			}
 			c.TTL, c.LocalDeletionTime = ttl, exp
 		}
@@ -1284,13 +1279,15 @@ func (d *Decoder) deletion(jd *rawDeletion) (mutation.DeletionTime, error) {
 	if err != nil {
 		return mutation.Live, fmt.Errorf("marked_deleted: %w", err)
 	}
-	ldt, err := parseInt32Value(d.bytesOf(jd.ldt), false)
+	ldt, err := parseDeletionTimeValue(d.bytesOf(jd.ldt))
 	if err != nil {
 		return mutation.Live, fmt.Errorf("local_delete_time: %w", err)
 	}
 	del := mutation.DeletionTime{MarkedForDeleteAt: ts, LocalDeletionTime: ldt}
-	if del.IsLive() {
-		return del, errors.New("deletion_info holds the live deletion time")
+	if ts == mutation.NoTimestamp {
+		// Long.MIN_VALUE deletes nothing: it is the live deletion time
+		// whatever the local deletion time says.
+		return del, errors.New("deletion_info holds the live deletion time (marked_deleted is Long.MIN_VALUE)")
 	}
 	return del, nil
 }
@@ -1321,7 +1318,7 @@ func (d *Decoder) liveness(r *rawRow) (mutation.LivenessInfo, error) {
 			if !d.present(r.expiresAt) {
 				return l, errors.New("expiring liveness without expires_at")
 			}
-			exp, err := parseInt32Value(d.bytesOf(r.expiresAt), false)
+			exp, err := parseDeletionTimeValue(d.bytesOf(r.expiresAt))
 			if err != nil {
 				return l, fmt.Errorf("expires_at: %w", err)
 			}

@@ -493,17 +493,17 @@ func (e *Encoder) appendMicros(v int64) {
 }
 
 // appendSeconds writes a time field value in seconds.
-func (e *Encoder) appendSeconds(v int32) {
+func (e *Encoder) appendSeconds(v int64) {
 	switch e.opts.Format {
 	case FormatCanonical:
-		e.buf = strconv.AppendInt(e.buf, int64(v), 10)
+		e.buf = strconv.AppendInt(e.buf, v, 10)
 	case FormatRaw:
 		e.buf = append(e.buf, '"')
-		e.buf = strconv.AppendInt(e.buf, int64(v), 10)
+		e.buf = strconv.AppendInt(e.buf, v, 10)
 		e.buf = append(e.buf, '"')
 	default:
 		e.buf = append(e.buf, '"')
-		e.buf = appendSecondsInstant(e.buf, int64(v))
+		e.buf = appendSecondsInstant(e.buf, v)
 		e.buf = append(e.buf, '"')
 	}
 }
@@ -644,7 +644,7 @@ func (e *Encoder) appendCell(c *mutation.Cell) error {
 			if !e.canonical() {
 				e.comma()
 				e.field("expired")
-				e.appendBool(!c.IsLiveAt(int32(min(e.now, int64(^uint32(0)>>1)))))
+				e.appendBool(!c.IsLiveAt(e.now))
 			}
 		}
 	case !c.IsTombstone() && l.IsExpiring():

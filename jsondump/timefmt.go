@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"strconv"
 	"time"
+
+	"github.com/castable-db/castable/mutation"
 )
 
 // Time fields (json-format.md §1.6, §2.2):
@@ -118,6 +120,21 @@ func parseTimeValue(raw []byte, micros bool) (int64, error) {
 		return 0, fmt.Errorf("%s is out of range for a 64-bit time", raw)
 	}
 	return 0, fmt.Errorf("%s: %w", raw, errBadTime)
+}
+
+// parseDeletionTimeValue reads a local deletion or expiration time (s):
+// from the most negative 32-bit value (the wrapped overflow of
+// CASSANDRA-14092 that 3.x files can hold) to mutation.MaxDeletionTime
+// (oa's unsigned times reach 2106).
+func parseDeletionTimeValue(raw []byte) (int64, error) {
+	v, err := parseTimeValue(raw, false)
+	if err != nil {
+		return 0, err
+	}
+	if v < math.MinInt32 || v > mutation.MaxDeletionTime {
+		return 0, fmt.Errorf("%d is out of range for a local deletion time", v)
+	}
+	return v, nil
 }
 
 // parseInt32Value reads a seconds field that must fit an int32.

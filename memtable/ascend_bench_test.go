@@ -34,7 +34,7 @@ func BenchmarkAscend(b *testing.B) {
 	var sink int64
 	for b.Loop() {
 		err := f.Ascend(func(p *mutation.Partition) error {
-			sink += int64(p.Key[0]) + p.Token + p.Deletion.MarkedForDeleteAt
+			sink += int64(p.Key[0]) + int64(p.Token.Prefix()) + p.Deletion.MarkedForDeleteAt
 			sink += int64(len(p.Static.Cells)+len(p.Static.ComplexDeletions)+len(p.Markers)) + p.Static.Liveness.Timestamp
 			for i := range p.Rows {
 				r := &p.Rows[i]

@@ -18,9 +18,19 @@ const (
 	maxItems = 2*degree - 1
 )
 
+// item is a partition of the tree: its entry, and its token's leading 64
+// bits, which decide most comparisons without touching the entry.
 type item struct {
-	token int64
-	e     *entry
+	prefix uint64
+	e      *entry
+}
+
+// less reports whether the item sorts before the partition (token, key).
+func (it *item) less(prefix uint64, token dht.Token, key []byte) bool {
+	if it.prefix != prefix {
+		return it.prefix < prefix
+	}
+	return dht.ComparePartitions(it.e.p.Token, it.e.p.Key, token, key) < 0
 }
 
 type node struct {
@@ -33,24 +43,25 @@ func (n *node) leaf() bool { return n.children[0] == nil }
 
 // search returns the index of the first item not less than (token, key) and
 // whether it is equal.
-func (n *node) search(token int64, key []byte) (int, bool) {
+func (n *node) search(token dht.Token, key []byte) (int, bool) {
+	prefix := token.Prefix()
 	lo, hi := 0, n.n
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if dht.Compare(n.items[mid].token, n.items[mid].e.p.Key, token, key) < 0 {
+		if n.items[mid].less(prefix, token, key) {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	if lo < n.n && n.items[lo].token == token && string(n.items[lo].e.p.Key) == string(key) {
+	if lo < n.n && n.items[lo].prefix == prefix && string(n.items[lo].e.p.Key) == string(key) {
 		return lo, true
 	}
 	return lo, false
 }
 
 // get returns the entry with the given token and key, or nil.
-func (t *btree) get(token int64, key []byte) *entry {
+func (t *btree) get(token dht.Token, key []byte) *entry {
 	for n := t.root; n != nil; {
 		i, found := n.search(token, key)
 		if found {
@@ -65,8 +76,8 @@ func (t *btree) get(token int64, key []byte) *entry {
 }
 
 // insert adds e, whose key must not be in the tree yet.
-func (t *btree) insert(token int64, e *entry) {
-	it := item{token: token, e: e}
+func (t *btree) insert(e *entry) {
+	it := item{prefix: e.p.Token.Prefix(), e: e}
 	if t.root == nil {
 		t.root = &node{}
 	}
@@ -82,7 +93,7 @@ func (t *btree) insert(token int64, e *entry) {
 
 func (n *node) insertNonFull(it item) {
 	for {
-		i, _ := n.search(it.token, it.e.p.Key)
+		i, _ := n.search(it.e.p.Token, it.e.p.Key)
 		if n.leaf() {
 			copy(n.items[i+1:n.n+1], n.items[i:n.n])
 			n.items[i] = it
@@ -91,7 +102,7 @@ func (n *node) insertNonFull(it item) {
 		}
 		if n.children[i].n == maxItems {
 			n.splitChild(i)
-			if dht.Compare(n.items[i].token, n.items[i].e.p.Key, it.token, it.e.p.Key) < 0 {
+			if n.items[i].less(it.prefix, it.e.p.Token, it.e.p.Key) {
 				i++
 			}
 		}

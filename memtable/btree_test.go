@@ -20,21 +20,21 @@ func TestBtreeOrderAndLookup(t *testing.T) {
 			k := make([]byte, 4)
 			binary.BigEndian.PutUint32(k, rng.Uint32()%uint32(4*n+1))
 			if seen[string(k)] {
-				if tr.get(dht.Token(k), k) == nil {
+				if tr.get(dht.Murmur3.Token(k), k) == nil {
 					t.Fatalf("n=%d: inserted key %x not found", n, k)
 				}
 				continue
 			}
 			seen[string(k)] = true
-			e := &entry{p: mutation.Partition{Key: k, Token: dht.Token(k)}}
+			e := &entry{p: mutation.Partition{Key: k, Token: dht.Murmur3.Token(k)}}
 			if tr.get(e.p.Token, k) != nil {
 				t.Fatalf("n=%d: key %x found before insertion", n, k)
 			}
-			tr.insert(e.p.Token, e)
+			tr.insert(e)
 			want = append(want, &e.p)
 		}
 		sort.Slice(want, func(i, j int) bool {
-			return dht.Compare(want[i].Token, want[i].Key, want[j].Token, want[j].Key) < 0
+			return dht.ComparePartitions(want[i].Token, want[i].Key, want[j].Token, want[j].Key) < 0
 		})
 		var got []*mutation.Partition
 		tr.ascend(func(e *entry) bool { got = append(got, &e.p); return true })
@@ -62,7 +62,7 @@ func TestBtreeEqualTokensOrderByKey(t *testing.T) {
 	var tr btree
 	keys := [][]byte{{3}, {1}, {2}, {1, 0}, {}}
 	for _, k := range keys {
-		tr.insert(42, &entry{p: mutation.Partition{Key: k, Token: 42}})
+		tr.insert(&entry{p: mutation.Partition{Key: k, Token: dht.Murmur3Token(42)}})
 	}
 	var got []string
 	tr.ascend(func(e *entry) bool { got = append(got, string(e.p.Key)); return true })

@@ -3,9 +3,12 @@
 // to while it is active, and that one flusher reads, in SSTable order, once it
 // is frozen.
 //
-// Partitions are kept in token-range shards, each an insert-only B-tree under
-// its own lock, so writers of different partitions rarely contend and the
-// frozen memtable is read shard after shard without any sorting. A partition
+// Partitions are kept in shards, each an insert-only B-tree under its own
+// lock, so writers of different partitions rarely contend. With a hashing
+// partitioner (Murmur3, Random) the shards are token ranges and the frozen
+// memtable is read shard after shard without any sorting; with a key-ordered
+// one (ByteOrdered), whose tokens crowd in a corner of the token space, the
+// shards are chosen by a hash of the key and freezing merges them. A partition
 // applied twice is merged with Cassandra's reconciliation rules
 // (mutation.Merge) and cleaned of the data its own deletions shadow
 // (mutation.PurgeShadowed), so a frozen partition is exactly what a flush
@@ -35,8 +38,8 @@ var ErrFrozen = errors.New("memtable: frozen")
 
 // Options configure a Memtable. The zero value means the defaults.
 type Options struct {
-	// Shards is the number of token-range shards, rounded up to a power of
-	// two; 0 means 64.
+	// Shards is the number of shards, rounded up to a power of two; 0 means
+	// 64.
 	Shards int
 	// Now returns the current time; nil means time.Now. It provides the
 	// merge time of reconciliation (mutation.Merge's nowInSec).
@@ -52,7 +55,11 @@ type Options struct {
 // Memtable is a concurrent sorted store of the partitions of one table.
 // Apply may be called from many goroutines; Freeze ends the writes.
 type Memtable struct {
-	table   *schema.Table
+	table *schema.Table
+	part  dht.Partitioner
+	// byHash shards by a hash of the key instead of by token range (a
+	// key-ordered partitioner); Freeze then merges the shards.
+	byHash  bool
 	now     func() time.Time
 	noPurge bool
 	shift   uint
@@ -103,8 +110,11 @@ func New(t *schema.Table, opts Options) *Memtable {
 		n = 64
 	}
 	logN := bits.Len(uint(n - 1))
+	part := dht.Of(t.Options.Partitioner)
 	m := &Memtable{
 		table:   t,
+		part:    part,
+		byHash:  part.PreservesOrder(),
 		now:     opts.Now,
 		noPurge: opts.NoPurge,
 		shift:   uint(64 - logN),
@@ -127,11 +137,15 @@ func New(t *schema.Table, opts Options) *Memtable {
 // Table returns the memtable's table.
 func (m *Memtable) Table() *schema.Table { return m.table }
 
-// shardOf maps a token to its shard so that shard order is token order.
-func (m *Memtable) shardOf(token int64) *shard {
-	u := uint64(token) ^ (1 << 63) // order-preserving map of int64 to uint64
+// shardOf maps a partition to its shard: by token range, so that shard
+// order is token order, or by a hash of the key (byHash).
+func (m *Memtable) shardOf(token dht.Token, key []byte) *shard {
 	if len(m.shards) == 1 {
 		return &m.shards[0]
+	}
+	u := token.Prefix()
+	if m.byHash {
+		u, _ = dht.Murmur3Hash(key)
 	}
 	return &m.shards[u>>m.shift]
 }
@@ -139,7 +153,7 @@ func (m *Memtable) shardOf(token int64) *shard {
 // Apply adds the partition update p to the memtable, merging it with what
 // the memtable already holds for p's key. p is copied: the caller may reuse
 // it and its buffers as soon as Apply returns. The token is computed from the
-// key (p.Token is ignored). Rows and markers must be in clustering order and
+// key with the table's partitioner (p.Token is ignored). Rows and markers must be in clustering order and
 // cells in column order, as mutation.Builder and the cql package produce them.
 //
 // Apply costs O(size of p · log(rows of the partition)): appending rows to a
@@ -148,8 +162,8 @@ func (m *Memtable) Apply(p *mutation.Partition) error {
 	if err := checkKeyLimits(p); err != nil {
 		return err
 	}
-	token := dht.Token(p.Key)
-	s := m.shardOf(token)
+	token := m.part.Token(p.Key)
+	s := m.shardOf(token, p.Key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if m.frozen.Load() {
@@ -175,13 +189,16 @@ func (m *Memtable) Apply(p *mutation.Partition) error {
 		e := s.slab.newEntry()
 		s.slab.copyNewEntry(e, p)
 		e.p.Token = token
+		if m.byHash {
+			e.p.Token = m.part.Token(e.p.Key) // refer to the copy of the key
+		}
 		e.size = dataSize(&e.p)
 		delta = e.size
 		if !m.noPurge && hasDeletions(&e.p) {
 			e.deletions = true
 			s.withDeletions = append(s.withDeletions, e)
 		}
-		s.tree.insert(token, e)
+		s.tree.insert(e)
 	}
 	m.dataBytes.Add(delta)
 	m.memBytes.Add(s.slab.allocated - memBefore)
@@ -201,7 +218,7 @@ func (m *Memtable) merge(e *entry, cp *mutation.Partition) (int64, error) {
 			before += rowDataSize(r)
 		}
 	}
-	if err := mutation.Merge(t, old, cp, int32(m.now().Unix())); err != nil {
+	if err := mutation.Merge(t, old, cp, m.now().Unix()); err != nil {
 		return 0, err
 	}
 	after := rowDataSize(&old.Static) + markersDataSize(old.Markers)
@@ -308,6 +325,9 @@ const parallelFlatten = 1 << 16
 // Large memtables are flattened by a goroutine per core, each filling the
 // part of the order its shards own.
 func (m *Memtable) flatten(n int64) []*entry {
+	if m.byHash {
+		return m.mergeShards(n)
+	}
 	order := make([]*entry, n)
 	workers := 1
 	if n >= parallelFlatten {
@@ -342,6 +362,54 @@ func (m *Memtable) flatten(n int64) []*entry {
 		first, start = last, at
 	}
 	wg.Wait()
+	return order
+}
+
+// mergeShards returns the n partitions of hash-chosen shards (whose locks the
+// caller holds) in SSTable order, merging the shards' ordered trees with a
+// heap of their heads.
+func (m *Memtable) mergeShards(n int64) []*entry {
+	runs := make([][]*entry, 0, len(m.shards))
+	for i := range m.shards {
+		t := &m.shards[i].tree
+		if t.length > 0 {
+			runs = append(runs, t.appendEntries(make([]*entry, 0, t.length)))
+		}
+	}
+	less := func(a, b []*entry) bool {
+		x, y := &a[0].p, &b[0].p
+		return dht.ComparePartitions(x.Token, x.Key, y.Token, y.Key) < 0
+	}
+	// runs[:h] is a binary min-heap by head.
+	down := func(i, h int) {
+		for {
+			c := 2*i + 1
+			if c >= h {
+				return
+			}
+			if c+1 < h && less(runs[c+1], runs[c]) {
+				c++
+			}
+			if !less(runs[c], runs[i]) {
+				return
+			}
+			runs[i], runs[c] = runs[c], runs[i]
+			i = c
+		}
+	}
+	h := len(runs)
+	for i := h/2 - 1; i >= 0; i-- {
+		down(i, h)
+	}
+	order := make([]*entry, 0, n)
+	for h > 0 {
+		order = append(order, runs[0][0])
+		if runs[0] = runs[0][1:]; len(runs[0]) == 0 {
+			h--
+			runs[0] = runs[h]
+		}
+		down(0, h)
+	}
 	return order
 }
 
@@ -463,8 +531,8 @@ func (e *entry) prefetchValues() {
 
 // Get returns the partition with the given serialized key, or nil.
 func (f *Frozen) Get(key []byte) *mutation.Partition {
-	token := dht.Token(key)
-	if e := f.m.shardOf(token).tree.get(token, key); e != nil {
+	token := f.m.part.Token(key)
+	if e := f.m.shardOf(token, key).tree.get(token, key); e != nil {
 		return &e.p
 	}
 	return nil

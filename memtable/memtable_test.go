@@ -53,7 +53,14 @@ func collect(t testing.TB, f *Frozen) []*mutation.Partition {
 }
 
 func TestApplyOrdersPartitionsByToken(t *testing.T) {
+	for _, part := range []dht.Partitioner{dht.Murmur3, dht.Random, dht.ByteOrdered, dht.OrderPreserving} {
+		t.Run(part.Name(), func(t *testing.T) { testApplyOrder(t, part) })
+	}
+}
+
+func testApplyOrder(t *testing.T, part dht.Partitioner) {
 	tbl := smallPart(t)
+	tbl.Options.Partitioner = part.Name()
 	for _, shards := range []int{1, 4, 64} {
 		m := New(tbl, Options{Shards: shards})
 		var p mutation.Partition
@@ -68,12 +75,26 @@ func TestApplyOrdersPartitionsByToken(t *testing.T) {
 			t.Fatalf("shards=%d: %d partitions, want 5000", shards, len(got))
 		}
 		for i := 1; i < len(got); i++ {
-			if dht.Compare(got[i-1].Token, got[i-1].Key, got[i].Token, got[i].Key) >= 0 {
+			if dht.ComparePartitions(got[i-1].Token, got[i-1].Key, got[i].Token, got[i].Key) >= 0 {
 				t.Fatalf("shards=%d: partitions %d and %d out of order", shards, i-1, i)
 			}
-			if got[i].Token != dht.Token(got[i].Key) {
+			if !got[i].Token.Equal(part.Token(got[i].Key)) {
 				t.Fatalf("token not computed from the key")
 			}
+		}
+		// Every partition lands in a shard, and key-ordered tokens do not
+		// crowd into one of them.
+		used := 0
+		for i := range m.shards {
+			if m.shards[i].tree.length > 0 {
+				used++
+			}
+		}
+		if shards == 64 && used < 32 {
+			t.Errorf("shards=%d: only %d shards hold partitions", shards, used)
+		}
+		if f := m.Freeze(); f.Get(intKey(77)) == nil || f.Get(intKey(6000)) != nil {
+			t.Errorf("shards=%d: Get does not find what was applied", shards)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/schema"
 )
 
@@ -18,8 +19,8 @@ import (
 // A Builder is not safe for concurrent use; keep one per goroutine.
 type Builder struct {
 	t        *schema.Table
+	part     dht.Partitioner
 	key      []byte
-	token    int64
 	deletion DeletionTime
 
 	static    Row
@@ -41,17 +42,18 @@ type Builder struct {
 
 var emptyBytes = []byte{}
 
-// NewBuilder returns a builder for partitions of table t.
+// NewBuilder returns a builder for partitions of table t, whose tokens it
+// computes with the table's partitioner (schema.Options.Partitioner).
 func NewBuilder(t *schema.Table) *Builder {
-	b := &Builder{t: t}
-	b.Reset(nil, 0)
+	b := &Builder{t: t, part: dht.Of(t.Options.Partitioner)}
+	b.Reset(nil)
 	return b
 }
 
-// Reset starts a new partition with the given serialized key and its token
-// (see package dht), dropping anything not finished.
-func (b *Builder) Reset(key []byte, token int64) {
-	b.key, b.token, b.deletion = key, token, Live
+// Reset starts a new partition with the given serialized key, dropping
+// anything not finished. Finish computes the key's token.
+func (b *Builder) Reset(key []byte) {
+	b.key, b.deletion = key, Live
 	b.static, b.hasStatic, b.cur = NewRow(nil), false, -1
 	clear(b.rows)
 	b.rows = b.rows[:0]
@@ -150,7 +152,8 @@ func (b *Builder) Finish() (*Partition, error) {
 	}
 
 	a := arena{buf: make([]byte, 0, total)}
-	p := &Partition{Key: a.copy(b.key), Token: b.token, Deletion: b.deletion, Static: NewRow(nil)}
+	p := &Partition{Key: a.copy(b.key), Deletion: b.deletion, Static: NewRow(nil)}
+	p.Token = b.part.Token(p.Key)
 	if nClust > 0 {
 		a.comps = make([][]byte, 0, nClust)
 	}

@@ -48,7 +48,7 @@ func (l LivenessInfo) Supersedes(o LivenessInfo) bool {
 	return l.IsExpiring()
 }
 
-func (l LivenessInfo) localExpirationTime() int32 {
+func (l LivenessInfo) localExpirationTime() int64 {
 	if !l.IsExpiring() {
 		return NoDeletionTime
 	}
@@ -56,7 +56,7 @@ func (l LivenessInfo) localExpirationTime() int32 {
 }
 
 // IsLive reports whether the liveness makes its row live at nowInSec (s).
-func (l LivenessInfo) IsLive(nowInSec int32) bool {
+func (l LivenessInfo) IsLive(nowInSec int64) bool {
 	if l.IsEmpty() {
 		return false
 	}
@@ -65,6 +65,6 @@ func (l LivenessInfo) IsLive(nowInSec int32) bool {
 
 // IsLiveAt reports whether c is live at nowInSec (s): not a tombstone and
 // not expired (AbstractCell.isLive).
-func (c *Cell) IsLiveAt(nowInSec int32) bool {
+func (c *Cell) IsLiveAt(nowInSec int64) bool {
 	return c.LocalDeletionTime == NoDeletionTime || (c.TTL != NoTTL && nowInSec < c.LocalDeletionTime)
 }

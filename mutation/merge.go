@@ -21,7 +21,7 @@ import (
 // must be the same partition (same key); dst may share memory with src
 // afterwards (values are not copied). nowInSec is the merge time used by
 // Reconcile.
-func Merge(t *schema.Table, dst, src *Partition, nowInSec int32) error {
+func Merge(t *schema.Table, dst, src *Partition, nowInSec int64) error {
 	if src.Deletion.Supersedes(dst.Deletion) {
 		dst.Deletion = src.Deletion
 	}
@@ -57,7 +57,7 @@ func Merge(t *schema.Table, dst, src *Partition, nowInSec int32) error {
 	return nil
 }
 
-func mergeRowSlices(t *schema.Table, dst *Partition, src []Row, nowInSec int32) error {
+func mergeRowSlices(t *schema.Table, dst *Partition, src []Row, nowInSec int64) error {
 	if len(src) == 0 {
 		return nil
 	}
@@ -154,7 +154,7 @@ func rowError(t *schema.Table, r *Row, err error) error {
 // wins) and is dropped once the liveness is newer; it deletes older data
 // like a regular deletion. dst's cell slices are replaced, not modified in
 // place, when both rows have cells.
-func MergeRows(dst, src *Row, nowInSec int32) error {
+func MergeRows(dst, src *Row, nowInSec int64) error {
 	liveness := src.Liveness
 	if dst.Liveness.Supersedes(src.Liveness) {
 		liveness = dst.Liveness
@@ -256,7 +256,7 @@ func columnSpan(cells []Cell, col *schema.Column) int {
 
 // mergeCellRuns merges two path-ordered runs of cells of one column,
 // dropping cells deleted by del before reconciling (Cells.reconcile).
-func mergeCellRuns(dst, a, b []Cell, del DeletionTime, nowInSec int32, col *schema.Column) ([]Cell, error) {
+func mergeCellRuns(dst, a, b []Cell, del DeletionTime, nowInSec int64, col *schema.Column) ([]Cell, error) {
 	for len(a) > 0 || len(b) > 0 {
 		var c int
 		switch {

@@ -12,6 +12,7 @@ package mutation
 import (
 	"math"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/schema"
 )
 
@@ -19,9 +20,18 @@ import (
 const (
 	// NoTimestamp marks the absence of a timestamp (Long.MIN_VALUE).
 	NoTimestamp int64 = math.MinInt64
-	// NoDeletionTime is the local deletion time of live data
-	// (Integer.MAX_VALUE).
-	NoDeletionTime int32 = math.MaxInt32
+	// NoDeletionTime is the local deletion time of live data. Cassandra
+	// 3.x/4.x store it as Integer.MAX_VALUE, 5.0 (oa) as 0xFFFFFFFF; in
+	// memory it is Long.MAX_VALUE, as in Cassandra 5.0.
+	NoDeletionTime int64 = math.MaxInt64
+	// MaxLegacyDeletionTime is the largest local deletion time the
+	// versions before oa store (Integer.MAX_VALUE − 1, 2038-01-19): their
+	// 32-bit field holds negative values only as the wrapped overflow of
+	// CASSANDRA-14092.
+	MaxLegacyDeletionTime int64 = math.MaxInt32 - 1
+	// MaxDeletionTime is the largest local deletion time oa stores
+	// (2^32 − 3, 2106-02-07).
+	MaxDeletionTime int64 = 1<<32 - 3
 	// NoTTL is the TTL of data that does not expire.
 	NoTTL int32 = 0
 	// ExpiredLivenessTTL is the TTL of "expired liveness" info (materialized
@@ -35,7 +45,7 @@ const (
 // when the deletion happened on the node, used for purging.
 type DeletionTime struct {
 	MarkedForDeleteAt int64
-	LocalDeletionTime int32
+	LocalDeletionTime int64
 }
 
 // Live is the DeletionTime that deletes nothing.
@@ -55,7 +65,7 @@ type LivenessInfo struct {
 	TTL int32
 	// LocalExpirationTime is when an expiring liveness expires (s since the
 	// epoch); NoDeletionTime when not expiring.
-	LocalExpirationTime int32
+	LocalExpirationTime int64
 }
 
 // EmptyLiveness is the liveness of a row without a row marker.
@@ -85,7 +95,7 @@ type Cell struct {
 	Value             []byte
 	Timestamp         int64
 	TTL               int32
-	LocalDeletionTime int32
+	LocalDeletionTime int64
 }
 
 // IsTombstone reports whether c is a cell tombstone.
@@ -171,8 +181,10 @@ type Partition struct {
 	// Key is the serialized partition key (CompositeType encoding for
 	// multi-column keys).
 	Key []byte
-	// Token is the key's Murmur3 token (see package dht).
-	Token int64
+	// Token is the key's token under the table's partitioner (see package
+	// dht). A key-ordered partitioner's token refers to Key's bytes: a copy
+	// of the partition computes it again from its copy of the key.
+	Token dht.Token
 	// Deletion is the partition deletion (Live if none).
 	Deletion DeletionTime
 	// Static is the static row; it has no clustering and is empty when the

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/schema"
 )
 
@@ -135,7 +136,7 @@ func TestBoundKindHelpers(t *testing.T) {
 	}
 }
 
-func del(ts int64, ldt int32) DeletionTime {
+func del(ts int64, ldt int64) DeletionTime {
 	return DeletionTime{MarkedForDeleteAt: ts, LocalDeletionTime: ldt}
 }
 
@@ -509,7 +510,7 @@ func TestBuilder(t *testing.T) {
 	v, l, s := tb.Column("v"), tb.Column("l"), tb.Column("s")
 	b := NewBuilder(tb)
 	for round := 0; round < 2; round++ {
-		b.Reset(i32(5), 42)
+		b.Reset(i32(5))
 		b.StartRow(ck(3))
 		b.AddLiveCell(v, nil, i32(30), 7)
 		b.StartRow(ck(1))
@@ -527,13 +528,13 @@ func TestBuilder(t *testing.T) {
 		if err := p.Validate(tb); err != nil {
 			t.Fatal(err)
 		}
-		if p.Token != 42 || len(p.Rows) != 2 || intClustering(p.Rows[0].Clustering) != "[1]" ||
+		if !p.Token.Equal(dht.Murmur3.Token(i32(5))) || len(p.Rows) != 2 || intClustering(p.Rows[0].Clustering) != "[1]" ||
 			len(p.Rows[0].Cells) != 3 || p.Rows[0].Cells[0].Column != v || len(p.Rows[0].ComplexDeletions) != 1 ||
 			len(p.Rows[1].Cells) != 1 || len(p.Static.Cells) != 1 || p.Rows[0].Liveness.Timestamp != 7 {
 			t.Fatalf("built %+v", p)
 		}
 	}
-	b.Reset(i32(5), 0)
+	b.Reset(i32(5))
 	b.StartRow(ck(1))
 	b.StartRow(ck(1))
 	if _, err := b.Finish(); err == nil {
@@ -557,7 +558,7 @@ func TestBuilderAllocations(t *testing.T) {
 	value := make([]byte, 100)
 	build := func(cells int) func() {
 		return func() {
-			b.Reset(key, 1)
+			b.Reset(key)
 			b.StartRow(nil)
 			b.SetLiveness(LivenessInfo{Timestamp: 1, TTL: NoTTL, LocalExpirationTime: NoDeletionTime})
 			for i := 0; i < cells; i++ {
@@ -591,7 +592,7 @@ func BenchmarkBuilder(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(key) + cells*len(value)))
 			for b.Loop() {
-				bl.Reset(key, 1)
+				bl.Reset(key)
 				bl.StartRow(nil)
 				bl.SetLiveness(LivenessInfo{Timestamp: 1, TTL: NoTTL, LocalExpirationTime: NoDeletionTime})
 				for c := 0; c < cells; c++ {

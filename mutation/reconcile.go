@@ -20,7 +20,7 @@ import "github.com/castable-db/castable/schema"
 // the greater timestamp, and the result is a new live cell unless one input
 // already was that result. The returned cell may share a's or b's Value; a
 // merged context is newly allocated.
-func Reconcile(a, b *Cell, nowInSec int32) (Cell, error) {
+func Reconcile(a, b *Cell, nowInSec int64) (Cell, error) {
 	if isCounterCell(a) || isCounterCell(b) {
 		return reconcileCounter(a, b, nowInSec)
 	}
@@ -53,7 +53,7 @@ func isCounterCell(c *Cell) bool {
 	return c.Column != nil && c.Column.Type != nil && c.Column.Type.Kind == schema.KindCounter && !c.IsTombstone()
 }
 
-func reconcileCounter(a, b *Cell, nowInSec int32) (Cell, error) {
+func reconcileCounter(a, b *Cell, nowInSec int64) (Cell, error) {
 	aLive, bLive := a.IsLiveAt(nowInSec), b.IsLiveAt(nowInSec)
 	if !aLive {
 		if bLive || a.Timestamp > b.Timestamp {

@@ -16,11 +16,11 @@ func live(ts int64, v ...byte) Cell {
 	return Cell{Column: intCol, Value: v, Timestamp: ts, TTL: NoTTL, LocalDeletionTime: NoDeletionTime}
 }
 
-func expiring(ts int64, ttl, expiresAt int32, v ...byte) Cell {
+func expiring(ts int64, ttl int32, expiresAt int64, v ...byte) Cell {
 	return Cell{Column: intCol, Value: v, Timestamp: ts, TTL: ttl, LocalDeletionTime: expiresAt}
 }
 
-func tombstone(ts int64, ldt int32) Cell {
+func tombstone(ts int64, ldt int64) Cell {
 	return Cell{Column: intCol, Timestamp: ts, TTL: NoTTL, LocalDeletionTime: ldt}
 }
 

@@ -7,14 +7,14 @@ import "github.com/castable-db/castable/schema"
 // fallbacks when a kind of value never occurs (mc-format.md §5.5).
 const (
 	EncodingEpochTimestamp         int64 = 1442880000000000
-	EncodingEpochLocalDeletionTime int32 = 1442880000
+	EncodingEpochLocalDeletionTime int64 = 1442880000
 	EncodingEpochTTL               int32 = 0
 )
 
 // EncodingStats are the minima mc delta-encodes times against.
 type EncodingStats struct {
 	MinTimestamp         int64
-	MinLocalDeletionTime int32
+	MinLocalDeletionTime int64
 	MinTTL               int32
 }
 
@@ -29,7 +29,8 @@ type Stats struct {
 	t *schema.Table
 
 	minTimestamp   int64
-	minLDT, minTTL int32
+	minLDT         int64
+	minTTL         int32
 	hasTimestamp   bool
 	hasLDT, hasTTL bool
 
@@ -64,7 +65,7 @@ func (s *Stats) timestamp(ts int64) {
 	}
 }
 
-func (s *Stats) localDeletionTime(ldt int32) {
+func (s *Stats) localDeletionTime(ldt int64) {
 	if !s.hasLDT || ldt < s.minLDT {
 		s.minLDT, s.hasLDT = ldt, true
 	}

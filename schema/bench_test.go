@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 )
@@ -41,7 +40,7 @@ func BenchmarkBuildCells(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				mb.Reset(keyBuf, dht.Token(keyBuf))
+				mb.Reset(keyBuf)
 				mb.StartRow(nil)
 				mb.SetLiveness(mutation.LivenessInfo{Timestamp: 1, TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime})
 				for c, col := range tab.Regular {

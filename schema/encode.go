@@ -2,9 +2,9 @@ package schema
 
 import (
 	"encoding/binary"
+	"github.com/castable-db/castable/internal/vint"
 	"math"
 	"math/big"
-	"math/bits"
 	"net/netip"
 )
 
@@ -127,9 +127,9 @@ func AppendDecimal(dst []byte, unscaled *big.Int, scale int32) []byte {
 // AppendDuration appends a duration. Cassandra requires months, days and
 // nanoseconds to have the same sign; Validate checks it.
 func AppendDuration(dst []byte, months, days int32, nanos int64) []byte {
-	dst = appendSignedVint(dst, int64(months))
-	dst = appendSignedVint(dst, int64(days))
-	return appendSignedVint(dst, nanos)
+	dst = vint.AppendSigned(dst, int64(months))
+	dst = vint.AppendSigned(dst, int64(days))
+	return vint.AppendSigned(dst, nanos)
 }
 
 // AppendCollectionSize appends the element count of a frozen collection.
@@ -148,64 +148,4 @@ func AppendTupleField(dst, v []byte) []byte {
 		return AppendInt(dst, -1)
 	}
 	return AppendCollectionValue(dst, v)
-}
-
-// appendUvint appends Cassandra's unsigned vint: the count of leading 1
-// bits of the first byte is the number of extra bytes (mc-format.md §1.2).
-func appendUvint(dst []byte, v uint64) []byte {
-	size := uvintSize(v)
-	if size == 9 {
-		dst = append(dst, 0xff)
-		return binary.BigEndian.AppendUint64(dst, v)
-	}
-	extra := size - 1
-	first := byte(0xff<<(8-extra)) | byte(v>>(8*extra))
-	dst = append(dst, first)
-	for i := extra - 1; i >= 0; i-- {
-		dst = append(dst, byte(v>>(8*i)))
-	}
-	return dst
-}
-
-func uvintSize(v uint64) int {
-	n := 64 - bits.LeadingZeros64(v|1) // significant bits
-	if n > 56 {
-		return 9
-	}
-	return (n + 6) / 7
-}
-
-// appendSignedVint appends zigzag(v) as an unsigned vint.
-func appendSignedVint(dst []byte, v int64) []byte {
-	return appendUvint(dst, zigzag(v))
-}
-
-// zigzag maps signed to unsigned: 0, -1, 1, -2 ... -> 0, 1, 2, 3 ...
-func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
-
-// readUvint decodes an unsigned vint; ok is false when b is truncated.
-func readUvint(b []byte) (v uint64, n int, ok bool) {
-	if len(b) == 0 {
-		return 0, 0, false
-	}
-	extra := 0
-	for extra < 8 && b[0]&(0x80>>extra) != 0 {
-		extra++
-	}
-	if len(b) < 1+extra {
-		return 0, 0, false
-	}
-	if extra < 8 {
-		v = uint64(b[0] & (0xff >> (extra + 1)))
-	}
-	for i := 1; i <= extra; i++ {
-		v = v<<8 | uint64(b[i])
-	}
-	return v, 1 + extra, true
-}
-
-// readSignedVint decodes a zigzag signed vint.
-func readSignedVint(b []byte) (int64, int, bool) {
-	u, n, ok := readUvint(b)
-	return int64(u>>1) ^ -int64(u&1), n, ok
 }

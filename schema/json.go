@@ -25,6 +25,10 @@ func (t *Type) AppendJSON(dst, v []byte) ([]byte, error) {
 // appendJSON renders a validated value.
 func (t *Type) appendJSON(dst, v []byte) []byte {
 	if len(v) == 0 {
+		if t.Kind == KindBlob || t.Kind == KindCustom {
+			// BytesType.toJSONString: "0x" and the (empty) hex.
+			return append(dst, '"', '0', 'x', '"')
+		}
 		return append(dst, '"', '"')
 	}
 	switch t.Kind {

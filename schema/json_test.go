@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/castable-db/castable/internal/vint"
 	"math"
 	"os"
 	"strings"
@@ -341,7 +342,7 @@ func TestDifferentTypesReference(t *testing.T) {
 		}
 		onDisk := v
 		if typ.FixedLength() == 0 {
-			onDisk = appendUvint(nil, uint64(len(v)))
+			onDisk = vint.Append(nil, uint64(len(v)))
 			onDisk = append(onDisk, v...)
 		}
 		if !bytes.Contains(data, onDisk) {

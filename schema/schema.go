@@ -138,6 +138,12 @@ type Options struct {
 	// DefaultTimeToLive is default_time_to_live in seconds, the TTL of
 	// writes without USING TTL; 0 means none.
 	DefaultTimeToLive int
+	// Partitioner is the class name of the partitioner whose tokens order
+	// the table's partitions, full or short ("ByteOrderedPartitioner");
+	// empty means Murmur3Partitioner. Cassandra sets it per cluster
+	// (cassandra.yaml), never per table, and names it in every SSTable's
+	// Statistics.db; see package dht.
+	Partitioner string
 	// Extra keeps the other table options (caching, comment,
 	// gc_grace_seconds, ...) as written, for information only.
 	Extra map[string]string

@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/castable-db/castable/internal/vint"
 	"strings"
 	"unicode/utf8"
 )
@@ -162,16 +163,16 @@ func (t *Type) validateNonEmpty(v []byte) error {
 
 // decodeDuration decodes and checks a duration value.
 func decodeDuration(t *Type, v []byte) (months, days int32, nanos int64, err error) {
-	m, n1, ok1 := readSignedVint(v)
-	d, n2, ok2 := readSignedVint(v[n1:])
-	if !ok1 || !ok2 {
+	m, n1 := vint.DecodeSigned(v)
+	d, n2 := vint.DecodeSigned(v[n1:])
+	if n1 == 0 || n2 == 0 {
 		return 0, 0, 0, invalid(t, v, "truncated")
 	}
-	ns, n3, ok3 := readSignedVint(v[n1+n2:])
-	if !ok3 {
+	ns, n3 := vint.DecodeSigned(v[n1+n2:])
+	if n3 == 0 {
 		return 0, 0, 0, invalid(t, v, "truncated")
 	}
-	if n1 != uvintSize(zigzag(m)) || n2 != uvintSize(zigzag(d)) || n3 != uvintSize(zigzag(ns)) {
+	if n1 != vint.Size(vint.Zigzag(m)) || n2 != vint.Size(vint.Zigzag(d)) || n3 != vint.Size(vint.Zigzag(ns)) {
 		return 0, 0, 0, invalid(t, v, "vint not minimally encoded")
 	}
 	if n1+n2+n3 != len(v) {

@@ -3,6 +3,7 @@ package sstables
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/castable-db/castable/sstables/version"
 	"io"
 	"testing"
 
@@ -88,9 +89,9 @@ func BenchmarkBloomAdd(b *testing.B) {
 	b.Run("impl=addhash/keys=1M", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			f, _ := NewBloomFilter(int64(len(keys)), 0.01, false)
+			f, _ := NewBloomFilter(int64(len(keys)), 0.01, version.MustParse("mc"))
 			for _, k := range keys {
-				h1, h2 := dht.Murmur3(k)
+				h1, h2 := dht.Murmur3Hash(k)
 				f.AddHash(h1, h2)
 			}
 		}
@@ -99,12 +100,12 @@ func BenchmarkBloomAdd(b *testing.B) {
 	// AddHashes on precomputed halves: the filter's part of a flush.
 	hashes := make([]uint64, 0, 2*len(keys))
 	for _, k := range keys {
-		h1, h2 := dht.Murmur3(k)
+		h1, h2 := dht.Murmur3Hash(k)
 		hashes = append(hashes, h1, h2)
 	}
 	b.Run("impl=addhashes/keys=1M", func(b *testing.B) {
 		b.ReportAllocs()
-		f, _ := NewBloomFilter(int64(len(keys)), 0.01, false)
+		f, _ := NewBloomFilter(int64(len(keys)), 0.01, version.MustParse("mc"))
 		for b.Loop() {
 			for i := 0; i < len(hashes); i += 512 {
 				f.AddHashes(hashes[i:min(i+512, len(hashes))])
@@ -117,9 +118,9 @@ func BenchmarkBloomAdd(b *testing.B) {
 	b.Run("impl=divide/keys=1M", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			f, _ := NewBloomFilter(int64(len(keys)), 0.01, false)
+			f, _ := NewBloomFilter(int64(len(keys)), 0.01, version.MustParse("mc"))
 			for _, k := range keys {
-				h1, h2 := dht.Murmur3(k)
+				h1, h2 := dht.Murmur3Hash(k)
 				base, inc, c := int64(h2), int64(h1), f.capacity
 				for range f.hashCount {
 					bit := base % c

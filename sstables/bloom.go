@@ -4,19 +4,24 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"unsafe"
 
 	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/prefetch"
+	"github.com/castable-db/castable/sstables/version"
 )
 
-// Filter.db layout (la and mc; Cassandra's pre-4.0 bitset serialization,
-// big-endian):
+// Filter.db layout (big-endian header):
 //
 //	+0    i32  hashCount K
 //	+4    i32  W            number of 64-bit words
-//	+8    W × i64 word[w]   big-endian; filter bit i is bit (i mod 64) of word[i / 64]
+//	+8    W × 8 bytes       filter bit i is bit (i mod 64) of word[i / 64];
+//	                        before 4.0 (version.OldBloomFilterFormat) each
+//	                        word is written big-endian, from na on
+//	                        little-endian (the in-memory bytes: bit i in byte
+//	                        i / 8, mask 1 << (i mod 8))
 //	file size = 8 + 8·W
 //
 // Sizing (FilterFactory / BloomCalculations): for n expected keys and false
@@ -121,14 +126,15 @@ type BloomFilter struct {
 	words     []uint64
 	capacity  int64 // 64·len(words)
 	mod       fastMod
-	oldOrder  bool
+	oldOrder  bool // version.OldBloomHashOrder
+	oldFormat bool // version.OldBloomFilterFormat
 }
 
 // NewBloomFilter sizes an empty filter for n keys and false positive
 // chance fp as Cassandra does (exact for a flush, where n is the partition
-// count). oldHashOrder selects the la hash order (VersionTraits). fp = 1
-// means no filter: it returns nil, nil.
-func NewBloomFilter(n int64, fp float64, oldHashOrder bool) (*BloomFilter, error) {
+// count), with the hash order and serialization of version v. fp = 1 means
+// no filter: it returns nil, nil.
+func NewBloomFilter(n int64, fp float64, v version.Version) (*BloomFilter, error) {
 	if fp == 1 {
 		return nil, nil
 	}
@@ -141,12 +147,12 @@ func NewBloomFilter(n int64, fp float64, oldHashOrder bool) (*BloomFilter, error
 	if words > math.MaxInt32 {
 		return nil, fmt.Errorf("sstables: a bloom filter of %d bits is too large", numBits)
 	}
-	return newBloomFilter(k, make([]uint64, words), oldHashOrder), nil
+	return newBloomFilter(k, make([]uint64, words), v.OldBloomHashOrder(), v.OldBloomFilterFormat()), nil
 }
 
-func newBloomFilter(k int, words []uint64, oldHashOrder bool) *BloomFilter {
+func newBloomFilter(k int, words []uint64, oldHashOrder, oldFormat bool) *BloomFilter {
 	c := 64 * int64(len(words))
-	return &BloomFilter{hashCount: k, words: words, capacity: c, mod: newFastMod(uint64(c)), oldOrder: oldHashOrder}
+	return &BloomFilter{hashCount: k, words: words, capacity: c, mod: newFastMod(uint64(c)), oldOrder: oldHashOrder, oldFormat: oldFormat}
 }
 
 // HashCount returns K.
@@ -157,7 +163,7 @@ func (f *BloomFilter) Words() int { return len(f.words) }
 
 // Add sets the bits of a partition key.
 func (f *BloomFilter) Add(key []byte) {
-	h1, h2 := dht.Murmur3(key)
+	h1, h2 := dht.Murmur3Hash(key)
 	f.AddHash(h1, h2)
 }
 
@@ -233,7 +239,7 @@ func (f *BloomFilter) positions(h1, h2 uint64, dst []int64) {
 // MightContain reports whether key may have been added (false means it was
 // not).
 func (f *BloomFilter) MightContain(key []byte) bool {
-	h1, h2 := dht.Murmur3(key)
+	h1, h2 := dht.Murmur3Hash(key)
 	return f.MightContainHash(h1, h2)
 }
 
@@ -262,15 +268,21 @@ func (f *BloomFilter) AppendTo(dst []byte) []byte {
 	dst = slices.Grow(dst, 8+8*len(f.words)) // one allocation, not doubling
 	dst = binary.BigEndian.AppendUint32(dst, uint32(f.hashCount))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(f.words)))
+	if f.oldFormat {
+		for _, w := range f.words {
+			dst = binary.BigEndian.AppendUint64(dst, w)
+		}
+		return dst
+	}
 	for _, w := range f.words {
-		dst = binary.BigEndian.AppendUint64(dst, w)
+		dst = binary.LittleEndian.AppendUint64(dst, w)
 	}
 	return dst
 }
 
-// ParseBloomFilter parses Filter.db content; path names the file in
-// errors.
-func ParseBloomFilter(b []byte, path string, oldHashOrder bool) (*BloomFilter, error) {
+// ParseBloomFilter parses Filter.db content of version v; path names the
+// file in errors.
+func ParseBloomFilter(b []byte, path string, v version.Version) (*BloomFilter, error) {
 	r := NewByteReader(b, path, ComponentFilter, 0)
 	k := r.I32()
 	words := r.I32()
@@ -283,19 +295,23 @@ func ParseBloomFilter(b []byte, path string, oldHashOrder bool) (*BloomFilter, e
 	if words <= 0 || int64(words)*8 != int64(r.Remaining()) {
 		return nil, Corruptf(path, string(ComponentFilter), 4, "%d words, but %d bytes follow", words, r.Remaining())
 	}
-	f := newBloomFilter(int(k), make([]uint64, words), oldHashOrder)
+	f := newBloomFilter(int(k), make([]uint64, words), v.OldBloomHashOrder(), v.OldBloomFilterFormat())
 	for i := range f.words {
-		f.words[i] = r.U64()
+		w := r.U64()
+		if !f.oldFormat {
+			w = bits.ReverseBytes64(w)
+		}
+		f.words[i] = w
 	}
 	return f, nil
 }
 
 // ReadBloomFilter reads desc's Filter.db.
-func ReadBloomFilter(fsys FS, desc Descriptor, oldHashOrder bool) (*BloomFilter, error) {
+func ReadBloomFilter(fsys FS, desc Descriptor) (*BloomFilter, error) {
 	path := desc.Path(ComponentFilter)
 	b, err := readWholeFile(fsOrDefault(fsys), path, ComponentFilter, maxBloomFileSize)
 	if err != nil {
 		return nil, err
 	}
-	return ParseBloomFilter(b, path, oldHashOrder)
+	return ParseBloomFilter(b, path, desc.Version)
 }

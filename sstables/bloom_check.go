@@ -18,7 +18,7 @@ func NewFilterRebuild(stored *BloomFilter) *FilterRebuild {
 	if stored == nil {
 		return &FilterRebuild{}
 	}
-	return &FilterRebuild{stored: stored, rebuilt: newBloomFilter(stored.hashCount, make([]uint64, len(stored.words)), stored.oldOrder)}
+	return &FilterRebuild{stored: stored, rebuilt: newBloomFilter(stored.hashCount, make([]uint64, len(stored.words)), stored.oldOrder, stored.oldFormat)}
 }
 
 // Add records a key and reports whether the stored filter contains it.
@@ -26,7 +26,7 @@ func (r *FilterRebuild) Add(key []byte) bool {
 	if r.stored == nil {
 		return true
 	}
-	h1, h2 := dht.Murmur3(key)
+	h1, h2 := dht.Murmur3Hash(key)
 	r.rebuilt.AddHash(h1, h2)
 	return r.stored.MightContainHash(h1, h2)
 }

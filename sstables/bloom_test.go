@@ -33,8 +33,8 @@ func TestAddHashMatchesDivision(t *testing.T) {
 	for _, words := range []int{1, 2, 3, 7, 64, 1000, 1 << 14, 123457, 1<<21 + 5} {
 		for _, old := range []bool{false, true} {
 			for _, k := range []int{1, 7, 20} {
-				got := newBloomFilter(k, make([]uint64, words), old)
-				want := newBloomFilter(k, make([]uint64, words), old)
+				got := newBloomFilter(k, make([]uint64, words), old, true)
+				want := newBloomFilter(k, make([]uint64, words), old, true)
 				for i := 0; i < 3000; i++ {
 					h1, h2 := r.Uint64(), r.Uint64()
 					if i < len(edges)*len(edges) {
@@ -70,8 +70,8 @@ func TestAddHashesMatchesAddHash(t *testing.T) {
 				for i := range hashes {
 					hashes[i] = r.Uint64()
 				}
-				got := newBloomFilter(k, make([]uint64, 4099), old)
-				want := newBloomFilter(k, make([]uint64, 4099), old)
+				got := newBloomFilter(k, make([]uint64, 4099), old, true)
+				want := newBloomFilter(k, make([]uint64, 4099), old, true)
 				got.AddHashes(hashes)
 				for i := 0; i < n; i++ {
 					want.AddHash(hashes[2*i], hashes[2*i+1])

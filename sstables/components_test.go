@@ -3,10 +3,13 @@ package sstables
 import (
 	"bytes"
 	"errors"
+	"os"
 	"slices"
 	"testing"
 
 	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/internal/testdata"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 func TestRealCompressionInfo(t *testing.T) {
@@ -17,7 +20,7 @@ func TestRealCompressionInfo(t *testing.T) {
 		}
 		n++
 		b := s.read(t, ComponentCompressionInfo)
-		ci, err := ParseCompressionInfo(b, s.desc.Path(ComponentCompressionInfo))
+		ci, err := ParseCompressionInfo(b, s.desc.Path(ComponentCompressionInfo), s.desc.Version)
 		if err != nil {
 			t.Errorf("%s: %v", s.name, err)
 			continue
@@ -44,7 +47,7 @@ func TestCompressionInfoRejects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ParseCompressionInfo(b, "x"); err != nil {
+	if _, err := ParseCompressionInfo(b, "x", version.MustParse("mc")); err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]func(ci *CompressionInfo){
@@ -61,17 +64,17 @@ func TestCompressionInfoRejects(t *testing.T) {
 		ci.ChunkOffsets = slices.Clone(good.ChunkOffsets)
 		mutate(&ci)
 		b, _ := ci.AppendTo(nil)
-		_, err := ParseCompressionInfo(b, "x")
+		_, err := ParseCompressionInfo(b, "x", version.MustParse("mc"))
 		if !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: got %v, want a CorruptionError", name, err)
 		}
 	}
 	for cut := 0; cut < len(b); cut++ {
-		if _, err := ParseCompressionInfo(b[:cut], "x"); !errors.Is(err, ErrCorrupt) {
+		if _, err := ParseCompressionInfo(b[:cut], "x", version.MustParse("mc")); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("truncated to %d: got %v", cut, err)
 		}
 	}
-	if _, err := ParseCompressionInfo(append(slices.Clone(b), 0), "x"); !errors.Is(err, ErrCorrupt) {
+	if _, err := ParseCompressionInfo(append(slices.Clone(b), 0), "x", version.MustParse("mc")); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("trailing byte accepted: %v", err)
 	}
 }
@@ -82,7 +85,7 @@ func TestCompressionInfoOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ParseCompressionInfo(b, "x")
+	got, err := ParseCompressionInfo(b, "x", version.MustParse("mc"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,9 +117,9 @@ func TestRealCRC(t *testing.T) {
 		if crc.ChunkSize != CRCChunkSize {
 			t.Errorf("%s: chunk size %d", s.name, crc.ChunkSize)
 		}
-		tr, _ := Traits(s.desc.Version)
+		tr := s.desc.Version
 		size := int64(len(s.read(t, ComponentData)))
-		if _, err := crc.ChunkCount(size, tr.Checksum, "x"); err != nil {
+		if _, err := crc.ChunkCount(size, ChecksumAlgorithm(tr), "x"); err != nil {
 			t.Errorf("%s: %v", s.name, err)
 		}
 	}
@@ -249,8 +252,60 @@ func TestCompressionInfoClassNames(t *testing.T) {
 	if _, err := NewDataReader(bytes.NewReader(make([]byte, 10)), 10, "x", ci, nil, DataReaderOptions{}); !errors.Is(err, ErrCorrupt) || !errors.Is(err, compress.ErrUnknownCompressor) {
 		t.Errorf("unknown compressor: %v", err)
 	}
-	got, err := compressionInfoFor(compress.Params{Codec: compress.Zstd, Options: map[string]string{"compression_level": "3"}})
+	got, err := compressionInfoFor(compress.Params{Codec: compress.Zstd, Options: map[string]string{"compression_level": "3"}}, false)
 	if err != nil || got.ClassName != "ZstdCompressor" || len(got.Options) != 1 || got.ChunkLength != 65536 {
 		t.Errorf("%+v %v", got, err)
 	}
+}
+
+// TestEveryVersionCompressionInfoAndData reads CompressionInfo.db (or
+// CRC.db) and the whole Data.db of every SSTable in the shared data,
+// whatever its version or index kind — these two layouts are common to all
+// of them — re-encoding CompressionInfo.db byte for byte and checking every
+// chunk checksum and the digest.
+func TestEveryVersionCompressionInfoAndData(t *testing.T) {
+	seen := map[string]int{}
+	for _, s := range testdata.SSTables(t) {
+		desc, _, _, err := ParseDescriptor(s.Path("Data.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Has("CompressionInfo.db") {
+			b, err := os.ReadFile(s.Path("CompressionInfo.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ci, err := ParseCompressionInfo(b, s.Path("CompressionInfo.db"), desc.Version)
+			if err != nil {
+				t.Errorf("%s: %v", s.Name, err)
+				continue
+			}
+			if again, err := ci.AppendTo(nil); err != nil || !bytes.Equal(again, b) {
+				t.Errorf("%s: CompressionInfo.db re-encoding differs (%v)", s.Name, err)
+			}
+			if desc.Version.HasMaxCompressedLength() != (ci.MaxCompressedLength > 0) {
+				t.Errorf("%s: max compressed length %d for version %s", s.Name, ci.MaxCompressedLength, desc.Version)
+			}
+		}
+		r, err := OpenData(nil, desc, DataReaderOptions{})
+		if err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+			continue
+		}
+		_, err = r.Verify()
+		r.Close()
+		switch {
+		case s.Corrupt == "checksums" && err == nil:
+			t.Errorf("%s: corrupt checksums not detected", s.Name)
+		case s.Corrupt != "checksums" && err != nil:
+			t.Errorf("%s: %v", s.Name, err)
+		}
+		seen[desc.Version.String()]++
+	}
+	for _, v := range []string{"la", "ma", "mc", "md", "me", "na", "nb", "nc", "oa", "da", "ms", "mt"} {
+		if seen[v] == 0 {
+			t.Errorf("no %s SSTable read", v)
+		}
+	}
+	t.Logf("Data.db read per version: %v", seen)
 }

@@ -3,27 +3,36 @@ package sstables
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/sstables/version"
 )
 
-// CompressionInfo.db layout (la and mc identical; big-endian):
+// CompressionInfo.db layout (every version; big-endian):
 //
 //	u16    nameLen ; nameLen bytes   compressor class simple name, Java modified UTF-8 ("LZ4Compressor")
 //	i32    optionCount M
 //	M × {  Java UTF key ; Java UTF value }
 //	i32    chunkLength               uncompressed bytes per chunk, a power of two
+//	i32    maxCompressedLength       na and later only (HasMaxCompressedLength)
 //	i64    dataLength                total uncompressed length of Data.db's content
 //	i32    chunkCount C              > 0
 //	C × i64 chunkOffset[i]           offset in Data.db of compressed chunk i; chunkOffset[0] = 0
 //	EOF                              nothing follows
 //
-// There is no max-compressed-length field before Cassandra 4.0 ("na").
 // Chunk i holds uncompressed bytes [i·chunkLength, min((i+1)·chunkLength,
 // dataLength)); on disk it spans [chunkOffset[i], chunkOffset[i+1] or the
-// file size): the compressed payload, then its 4-byte big-endian checksum.
+// file size): the stored payload, then its 4-byte big-endian checksum.
 // C is ceil(dataLength/chunkLength), or one more when a rewriting Cassandra
 // appended an empty chunk (readers accept it, writers never write it).
+//
+// From na a payload of at least maxCompressedLength bytes is the chunk's
+// uncompressed bytes (Cassandra stores a chunk raw when it does not
+// compress below ceil(chunkLength / min_compress_ratio); the last chunk is
+// padded with zeros up to maxCompressedLength, so a reader takes only the
+// chunk's data length of it). maxCompressedLength is 2^31 − 1 when
+// min_compress_ratio is 0, Cassandra's default: no chunk is ever raw.
 const (
 	// maxChunkLength bounds the chunk length a reader accepts (Cassandra
 	// caps chunk_length_in_kb well below it).
@@ -49,6 +58,9 @@ type CompressionInfo struct {
 	Options []CompressionOption
 	// ChunkLength is the uncompressed length of every chunk but the last.
 	ChunkLength int
+	// MaxCompressedLength is the stored length from which a chunk is raw
+	// (na and later); 0 for the versions without the field.
+	MaxCompressedLength int
 	// DataLength is the uncompressed length of Data.db's content.
 	DataLength int64
 	// ChunkOffsets are the file offsets of the compressed chunks.
@@ -67,6 +79,9 @@ func (ci *CompressionInfo) Params() (compress.Params, error) {
 		return compress.Params{}, err
 	}
 	p := compress.Params{Codec: codec, ChunkLength: ci.ChunkLength}
+	if ci.MaxCompressedLength > 0 && ci.MaxCompressedLength < math.MaxInt32 {
+		p.MinCompressRatio = ratioFor(ci.ChunkLength, ci.MaxCompressedLength)
+	}
 	if len(ci.Options) > 0 {
 		p.Options = make(map[string]string, len(ci.Options))
 		for _, o := range ci.Options {
@@ -74,6 +89,26 @@ func (ci *CompressionInfo) Params() (compress.Params, error) {
 		}
 	}
 	return p, nil
+}
+
+// ratioFor returns a min_compress_ratio from which Params recomputes
+// exactly maxLen for chunks of chunkLen bytes (chunkLen / maxLen, nudged
+// past floating-point rounding).
+func ratioFor(chunkLen, maxLen int) float64 {
+	r := float64(chunkLen) / float64(maxLen)
+	p := compress.Params{ChunkLength: chunkLen}
+	for range 8 {
+		p.MinCompressRatio = r
+		switch got := p.MaxCompressedLength(); {
+		case got > maxLen:
+			r = math.Nextafter(r, math.Inf(1))
+		case got < maxLen:
+			r = math.Nextafter(r, 0)
+		default:
+			return r
+		}
+	}
+	return r
 }
 
 // DataChunks returns the number of chunks that hold data:
@@ -93,6 +128,12 @@ func (ci *CompressionInfo) ChunkSpan(i int, fileSize int64) (off, length int64) 
 	return off, end - off
 }
 
+// RawChunk reports whether a chunk whose payload (without the checksum)
+// is n bytes is stored uncompressed.
+func (ci *CompressionInfo) RawChunk(n int64) bool {
+	return ci.MaxCompressedLength > 0 && n >= int64(ci.MaxCompressedLength)
+}
+
 // ChunkDataLength returns the uncompressed length of chunk i (0 for a
 // trailing empty chunk).
 func (ci *CompressionInfo) ChunkDataLength(i int) int {
@@ -103,7 +144,8 @@ func (ci *CompressionInfo) ChunkDataLength(i int) int {
 	return int(min(int64(ci.ChunkLength), ci.DataLength-start))
 }
 
-// AppendTo appends the CompressionInfo.db encoding of ci.
+// AppendTo appends the CompressionInfo.db encoding of ci; the
+// maxCompressedLength field is written when MaxCompressedLength is set.
 func (ci *CompressionInfo) AppendTo(dst []byte) ([]byte, error) {
 	var err error
 	if dst, err = AppendJavaUTF(dst, ci.ClassName); err != nil {
@@ -119,6 +161,9 @@ func (ci *CompressionInfo) AppendTo(dst []byte) ([]byte, error) {
 		}
 	}
 	dst = binary.BigEndian.AppendUint32(dst, uint32(ci.ChunkLength))
+	if ci.MaxCompressedLength > 0 {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(ci.MaxCompressedLength))
+	}
 	dst = binary.BigEndian.AppendUint64(dst, uint64(ci.DataLength))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(ci.ChunkOffsets)))
 	for _, off := range ci.ChunkOffsets {
@@ -127,13 +172,14 @@ func (ci *CompressionInfo) AppendTo(dst []byte) ([]byte, error) {
 	return dst, nil
 }
 
-// ParseCompressionInfo parses CompressionInfo.db content and checks its
-// internal consistency: a power-of-two chunk length, a chunk count that
-// matches the data length (one trailing empty chunk allowed), offsets that
-// start at 0 and grow by more than the 4-byte checksum. path names the file
-// in errors. The compressor name is not resolved here (see Codec), so a
-// file with an unknown compressor still parses.
-func ParseCompressionInfo(b []byte, path string) (*CompressionInfo, error) {
+// ParseCompressionInfo parses CompressionInfo.db content of version v and
+// checks its internal consistency: a power-of-two chunk length, a positive
+// max compressed length (na and later), a chunk count that matches the
+// data length (one trailing empty chunk allowed), offsets that start at 0
+// and grow by more than the 4-byte checksum. path names the file in
+// errors. The compressor name is not resolved here (see Codec), so a file
+// with an unknown compressor still parses.
+func ParseCompressionInfo(b []byte, path string, v version.Version) (*CompressionInfo, error) {
 	r := NewByteReader(b, path, ComponentCompressionInfo, 0)
 	ci := &CompressionInfo{}
 	ci.ClassName = r.JavaUTF()
@@ -153,6 +199,14 @@ func ParseCompressionInfo(b []byte, path string) (*CompressionInfo, error) {
 		r.FailAt(clOff, "chunk length %d is not a power of two in 1 … %d", cl, maxChunkLength)
 	}
 	ci.ChunkLength = int(cl)
+	if v.HasMaxCompressedLength() {
+		mOff := r.Offset()
+		m := r.I32()
+		if r.Err() == nil && m <= 0 {
+			r.FailAt(mOff, "max compressed length %d (must be > 0)", m)
+		}
+		ci.MaxCompressedLength = int(m)
+	}
 	dlOff := r.Offset()
 	ci.DataLength = r.I64()
 	if r.Err() == nil && ci.DataLength < 0 {
@@ -205,16 +259,22 @@ func ReadCompressionInfo(fsys FS, desc Descriptor) (*CompressionInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseCompressionInfo(b, path)
+	return ParseCompressionInfo(b, path, desc.Version)
 }
 
-// compressionInfoFor starts the CompressionInfo of a writer with params p.
-func compressionInfoFor(p compress.Params) (*CompressionInfo, error) {
+// compressionInfoFor starts the CompressionInfo of a writer with params p;
+// withMax sets its MaxCompressedLength (na and later).
+func compressionInfoFor(p compress.Params, withMax bool) (*CompressionInfo, error) {
 	class := p.Codec.ClassName()
 	if class == "" {
 		return nil, fmt.Errorf("sstables: codec %v has no compressor class", p.Codec)
 	}
 	ci := &CompressionInfo{ClassName: class, ChunkLength: p.EffectiveChunkLength()}
 	ci.Options = p.OptionsForCompressionInfo()
+	if withMax {
+		ci.MaxCompressedLength = p.MaxCompressedLength()
+	} else if p.MinCompressRatio > 0 {
+		return nil, fmt.Errorf("sstables: min_compress_ratio needs a version with maxCompressedLength (na or later)")
+	}
 	return ci, nil
 }

@@ -124,11 +124,7 @@ func NewDataReader(f io.ReaderAt, size int64, path string, info *CompressionInfo
 func OpenData(fsys FS, desc Descriptor, opts DataReaderOptions) (*DataReader, error) {
 	fsys = fsOrDefault(fsys)
 	if opts.Algorithm == 0 && opts.Checksummer == nil {
-		t, err := Traits(desc.Version)
-		if err != nil {
-			return nil, err
-		}
-		opts.Algorithm = t.Checksum
+		opts.Algorithm = ChecksumAlgorithm(desc.Version)
 	}
 	info, err := ReadCompressionInfo(fsys, desc)
 	var crc *CRCInfo
@@ -257,6 +253,16 @@ func (r *DataReader) readRawChunk(c *chunkCache, i int, verify bool) ([]byte, er
 // decompress decodes chunk i's payload into c.buf and checks its length.
 func (r *DataReader) decompress(c *chunkCache, i int, payload []byte) error {
 	off := r.info.ChunkOffsets[i]
+	if r.info.RawChunk(int64(len(payload))) {
+		// Stored uncompressed (na and later); the last chunk may carry
+		// padding past its data.
+		want := r.info.ChunkDataLength(i)
+		if len(payload) < want {
+			return r.corrupt(off, nil, "raw chunk %d holds %d bytes, want %d", i, len(payload), want)
+		}
+		c.buf = append(c.buf[:0], payload[:want]...)
+		return nil
+	}
 	if c.comp == nil {
 		comp, err := r.newComp(r.params)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 
 	"github.com/castable-db/castable/checksummer"
@@ -73,6 +74,11 @@ type DataWriterOptions struct {
 	// NewCompressor creates one compressor per worker; nil means
 	// compress.NewCompressor(Compression).
 	NewCompressor func() (compress.Compressor, error)
+	// WithMaxCompressedLength is set for the versions whose
+	// CompressionInfo.db has maxCompressedLength (na and later): a chunk
+	// that does not compress below Compression.MaxCompressedLength() is
+	// stored raw, padded with zeros to that length when shorter.
+	WithMaxCompressedLength bool
 	// Path names the file in errors.
 	Path string
 }
@@ -137,6 +143,7 @@ type DataWriter struct {
 	// compressed
 	compressed bool
 	chunkLen   int
+	maxStored  int // a chunk compressing to this length or more is stored raw
 	info       *CompressionInfo
 	payloadLen int64
 	inline     *chunkSlot          // Jobs == 1: the single slot, compressed in place
@@ -150,7 +157,8 @@ type DataWriter struct {
 type chunkSlot struct {
 	src  []byte // uncompressed bytes (cap chunkLength)
 	dst  []byte // compressed payload
-	sum  uint32 // checksum of dst
+	out  []byte // what is stored: dst, or src when the chunk is raw
+	sum  uint32 // checksum of out
 	err  error
 	done chan struct{} // signalled by the worker (buffered, 1)
 }
@@ -188,13 +196,20 @@ func NewDataWriter(w io.Writer, opts DataWriterOptions) (*DataWriter, error) {
 		dw.out = newOut()
 		return dw, nil
 	}
-	info, err := compressionInfoFor(opts.Compression)
+	info, err := compressionInfoFor(opts.Compression, opts.WithMaxCompressedLength)
 	if err != nil {
 		return nil, err
 	}
 	dw.compressed = true
 	dw.info = info
 	dw.chunkLen = info.ChunkLength
+	dw.maxStored = math.MaxInt
+	if info.MaxCompressedLength > 0 {
+		dw.maxStored = info.MaxCompressedLength
+		if dw.maxStored > dw.chunkLen && dw.maxStored < math.MaxInt32 {
+			return nil, fmt.Errorf("sstables: max compressed length %d exceeds the chunk length %d (min_compress_ratio below 1)", dw.maxStored, dw.chunkLen)
+		}
+	}
 	if dw.chunkLen <= 0 || dw.chunkLen > maxChunkLength || dw.chunkLen&(dw.chunkLen-1) != 0 {
 		return nil, fmt.Errorf("sstables: chunk length %d is not a power of two in 1 … %d", dw.chunkLen, maxChunkLength)
 	}
@@ -218,7 +233,7 @@ func NewDataWriter(w io.Writer, opts DataWriterOptions) (*DataWriter, error) {
 		dw.out = newOut()
 		return dw, nil
 	}
-	dw.pool, err = newChunkPool(jobs, dw.chunkLen, cs, newComp)
+	dw.pool, err = newChunkPool(jobs, dw.chunkLen, dw.maxStored, cs, newComp)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +373,23 @@ func (w *DataWriter) compressInline(src []byte) {
 		return
 	}
 	s.dst = dst
-	w.writeChunk(dst, w.cs.Update(w.cs.Init(), dst), nil)
+	stored := storedChunk(dst, src, w.maxStored)
+	w.writeChunk(stored, w.cs.Update(w.cs.Init(), stored), nil)
+}
+
+// storedChunk returns what is written for a chunk of uncompressed bytes
+// src compressed to dst: dst, or — when dst is maxStored bytes or more —
+// src itself, extended with zeros to maxStored when shorter (only the last
+// chunk can be). src must have the capacity of a whole chunk.
+func storedChunk(dst, src []byte, maxStored int) []byte {
+	if len(dst) < maxStored {
+		return dst
+	}
+	if n := len(src); n < maxStored {
+		src = src[:maxStored]
+		clear(src[n:])
+	}
+	return src
 }
 
 // writeChunk appends one compressed chunk and its checksum to the file and

@@ -24,7 +24,7 @@ type chunkPool struct {
 	closed bool
 }
 
-func newChunkPool(jobs, chunkLen int, cs checksummer.Checksummer, newComp func() (compress.Compressor, error)) (*chunkPool, error) {
+func newChunkPool(jobs, chunkLen, maxStored int, cs checksummer.Checksummer, newComp func() (compress.Compressor, error)) (*chunkPool, error) {
 	comps := make([]compress.Compressor, jobs)
 	for i := range comps {
 		c, err := newComp()
@@ -45,17 +45,18 @@ func newChunkPool(jobs, chunkLen int, cs checksummer.Checksummer, newComp func()
 	}
 	p.wg.Add(jobs)
 	for _, c := range comps {
-		go p.worker(c, cs)
+		go p.worker(c, cs, maxStored)
 	}
 	return p, nil
 }
 
-func (p *chunkPool) worker(c compress.Compressor, cs checksummer.Checksummer) {
+func (p *chunkPool) worker(c compress.Compressor, cs checksummer.Checksummer, maxStored int) {
 	defer p.wg.Done()
 	for s := range p.work {
 		s.dst, s.err = c.Compress(s.dst[:0], s.src)
 		if s.err == nil {
-			s.sum = cs.Update(cs.Init(), s.dst)
+			s.out = storedChunk(s.dst, s.src, maxStored)
+			s.sum = cs.Update(cs.Init(), s.out)
 		}
 		s.done <- struct{}{}
 	}
@@ -91,7 +92,7 @@ func (p *chunkPool) drainOne(write func([]byte, uint32, error)) {
 	<-s.done
 	p.head = (p.head + 1) % len(p.slots)
 	p.count--
-	write(s.dst, s.sum, s.err)
+	write(s.out, s.sum, s.err)
 }
 
 // drain writes every in-flight chunk in order.

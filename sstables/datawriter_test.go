@@ -8,12 +8,15 @@ import (
 	"hash/adler32"
 	"hash/crc32"
 	"io"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/castable-db/castable/checksummer"
 	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // rowBytes returns n bytes that look like serialized rows: short headers,
@@ -134,8 +137,12 @@ func checkWritten(t *testing.T, data, file []byte, res *DataResult, alg checksum
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ParseCompressionInfo(enc, "x"); err != nil {
-			t.Fatal(err)
+		v := version.MustParse("mc")
+		if ci.MaxCompressedLength > 0 {
+			v = version.MustParse("na")
+		}
+		if again, err := ParseCompressionInfo(enc, "x", v); err != nil || again.MaxCompressedLength != ci.MaxCompressedLength {
+			t.Fatalf("%+v %v", again, err)
 		}
 		var payload int64
 		for i := range ci.ChunkOffsets {
@@ -183,6 +190,81 @@ func checkWritten(t *testing.T, data, file []byte, res *DataResult, alg checksum
 			t.Fatalf("ReadByte at %d: %v", off, err)
 		}
 	}
+}
+
+// TestDataWriterRawChunks writes chunks that do not compress below
+// min_compress_ratio's bound (na and later): they are stored raw, the last
+// one padded with zeros to maxCompressedLength, and read back exactly.
+func TestDataWriterRawChunks(t *testing.T) {
+	const chunk = 4096
+	rng := rand.New(rand.NewPCG(9, 9))
+	noise := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		return b
+	}
+	// compressible, incompressible, compressible, and a last chunk of 3720
+	// random bytes: shorter than the bound, compressing to more than it.
+	var data []byte
+	data = append(data, rowBytes(3*chunk, 2)...)
+	data = append(data, noise(2*chunk)...)
+	data = append(data, rowBytes(chunk, 3)...)
+	data = append(data, noise(3720)...)
+	for _, codec := range []compress.Codec{compress.LZ4, compress.Snappy, compress.Deflate, compress.Zstd} {
+		for _, jobs := range []int{1, 4} {
+			t.Run(fmt.Sprintf("codec=%v/jobs=%d", codec, jobs), func(t *testing.T) {
+				p := compress.Params{Codec: codec, ChunkLength: chunk, MinCompressRatio: 1.1}
+				maxLen := p.MaxCompressedLength()
+				if maxLen != 3724 {
+					t.Fatalf("max compressed length %d, want ceil(4096/1.1) = 3724", maxLen)
+				}
+				opts := DataWriterOptions{Compression: p, Jobs: jobs, BufferSize: 10000, WithMaxCompressedLength: true}
+				file, res := writeData(t, data, opts, uint64(jobs))
+				ci := res.CompressionInfo
+				if ci.MaxCompressedLength != maxLen {
+					t.Fatalf("CompressionInfo max compressed length %d, want %d", ci.MaxCompressedLength, maxLen)
+				}
+				var raw []int
+				for i := range ci.ChunkOffsets {
+					off, n := ci.ChunkSpan(i, int64(len(file)))
+					stored := file[off : off+n-4]
+					if !ci.RawChunk(int64(len(stored))) {
+						continue
+					}
+					raw = append(raw, i)
+					start := i * chunk
+					want := data[start:min(len(data), start+chunk)]
+					if len(want) < maxLen {
+						if len(stored) != maxLen || !bytes.Equal(stored[len(want):], make([]byte, maxLen-len(want))) {
+							t.Errorf("chunk %d: %d stored bytes, want %d with zero padding", i, len(stored), maxLen)
+						}
+						stored = stored[:len(want)]
+					}
+					if !bytes.Equal(stored, want) {
+						t.Errorf("raw chunk %d is not the data", i)
+					}
+				}
+				if !slices.Equal(raw, []int{3, 4, 6}) {
+					t.Errorf("raw chunks %v, want [3 4 6]", raw)
+				}
+				checkWritten(t, data, file, res, checksummer.CRC32, codec, chunk)
+			})
+		}
+	}
+	// Versions without the field refuse a ratio rather than ignore it.
+	opts := DataWriterOptions{Compression: compress.Params{Codec: compress.LZ4, MinCompressRatio: 2}}
+	if _, err := NewDataWriter(io.Discard, opts); err == nil {
+		t.Error("min_compress_ratio accepted for a version without maxCompressedLength")
+	}
+	// Without a ratio the field is 2^31 - 1 and nothing is raw.
+	opts = DataWriterOptions{Compression: compress.Params{Codec: compress.LZ4, ChunkLength: chunk}, WithMaxCompressedLength: true, Jobs: 1}
+	file, res := writeData(t, data, opts, 1)
+	if res.CompressionInfo.MaxCompressedLength != math.MaxInt32 {
+		t.Errorf("default max compressed length %d", res.CompressionInfo.MaxCompressedLength)
+	}
+	checkWritten(t, data, file, res, checksummer.CRC32, compress.LZ4, chunk)
 }
 
 func TestDataWriterEmptyAndTiny(t *testing.T) {
@@ -351,7 +433,7 @@ func TestDataReaderTrailingEmptyChunk(t *testing.T) {
 	file = append(file, empty...)
 	file = binary.BigEndian.AppendUint32(file, crc32.ChecksumIEEE(empty))
 	if enc, _ := ci.AppendTo(nil); true {
-		if _, err := ParseCompressionInfo(enc, "x"); err != nil {
+		if _, err := ParseCompressionInfo(enc, "x", version.MustParse("mc")); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,16 +5,20 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // Component is the suffix that names one file of an SSTable.
 type Component string
 
-// The components of the BIG format (la and mc).
+// The components of the BIG and BTI formats.
 const (
 	ComponentData            Component = "Data.db"
 	ComponentIndex           Component = "Index.db"
 	ComponentSummary         Component = "Summary.db"
+	ComponentPartitions      Component = "Partitions.db"
+	ComponentRows            Component = "Rows.db"
 	ComponentFilter          Component = "Filter.db"
 	ComponentStatistics      Component = "Statistics.db"
 	ComponentCompressionInfo Component = "CompressionInfo.db"
@@ -23,6 +27,7 @@ const (
 	ComponentDigestCRC32     Component = "Digest.crc32"
 	ComponentDigestAdler32   Component = "Digest.adler32"
 	ComponentDigestSHA1      Component = "Digest.sha1"
+	ComponentScylla          Component = "Scylla.db"
 )
 
 // TempPrefix starts the name of every file a writer has not yet made
@@ -32,16 +37,35 @@ const (
 const TempPrefix = "tmp-"
 
 // Descriptor names one SSTable: its directory, format version and
-// generation. File names are "<version>-<generation>-big-<Component>".
+// identifier. File names are "<version>-<id>-<kind>-<Component>", the kind
+// being "big" or "bti" (version.Version.FileKind) and the identifier a
+// generation number or, from Cassandra 4.1, a time-based UUID in base 36
+// ("nb-3gll_1kke_3qdyo2i4kzfpt3cqcy-big-Data.db").
 type Descriptor struct {
-	Dir        string
-	Version    string
+	Dir     string
+	Version version.Version
+	// Generation is the integer identifier; 0 when UUID is set.
 	Generation int
+	// UUID is the 28-character UUID-based identifier; empty for a
+	// generation number.
+	UUID string
+}
+
+// ID returns the identifier as it appears in file names.
+func (d Descriptor) ID() string {
+	if d.UUID != "" {
+		return d.UUID
+	}
+	return strconv.Itoa(d.Generation)
 }
 
 // Filename returns the file name of component c.
 func (d Descriptor) Filename(c Component) string {
-	return d.Version + "-" + strconv.Itoa(d.Generation) + "-big-" + string(c)
+	return d.prefix() + "-" + string(c)
+}
+
+func (d Descriptor) prefix() string {
+	return d.Version.String() + "-" + d.ID() + "-" + d.Version.FileKind()
 }
 
 // Path returns the path of component c.
@@ -57,12 +81,19 @@ func (d Descriptor) TempPath(c Component) string {
 
 // String returns the path prefix shared by the components.
 func (d Descriptor) String() string {
-	return filepath.Join(d.Dir, d.Version+"-"+strconv.Itoa(d.Generation)+"-big")
+	return filepath.Join(d.Dir, d.prefix())
+}
+
+// SameID reports whether d and o have the same identifier (whatever their
+// versions and directories).
+func (d Descriptor) SameID(o Descriptor) bool {
+	return d.Generation == o.Generation && strings.EqualFold(d.UUID, o.UUID)
 }
 
 // ParseDescriptor parses the path of any component of an SSTable
 // ("dir/mc-5-big-Data.db") into its descriptor and component. A temporary
-// name (TempPrefix) is reported with temp set.
+// name (TempPrefix) is reported with temp set. The version must be one
+// castable knows and the kind the one its files carry.
 func ParseDescriptor(path string) (d Descriptor, c Component, temp bool, err error) {
 	dir, name := filepath.Split(path)
 	if dir == "" {
@@ -74,14 +105,32 @@ func ParseDescriptor(path string) (d Descriptor, c Component, temp bool, err err
 		name = name[len(TempPrefix):]
 	}
 	parts := strings.SplitN(name, "-", 4)
-	if len(parts) != 4 || parts[2] != "big" || len(parts[0]) != 2 {
-		return d, "", temp, fmt.Errorf("%s: not an SSTable component name (want <version>-<generation>-big-<Component>)", path)
+	if len(parts) != 4 || (parts[2] != "big" && parts[2] != "bti") || len(parts[0]) != 2 {
+		return d, "", temp, fmt.Errorf("%s: not an SSTable component name (want <version>-<id>-big-<Component> or …-bti-…)", path)
 	}
-	gen, err := strconv.Atoi(parts[1])
-	if err != nil || gen <= 0 {
-		return d, "", temp, fmt.Errorf("%s: bad generation %q", path, parts[1])
+	if d.Version, err = version.Parse(parts[0]); err != nil {
+		return d, "", temp, fmt.Errorf("%s: %w", path, err)
 	}
-	d.Version = parts[0]
-	d.Generation = gen
+	if kind := d.Version.FileKind(); parts[2] != kind {
+		return d, "", temp, fmt.Errorf("%s: version %s SSTables are named %s, not %s", path, parts[0], kind, parts[2])
+	}
+	if err := d.parseID(parts[1]); err != nil {
+		return d, "", temp, fmt.Errorf("%s: %w", path, err)
+	}
 	return d, Component(parts[3]), temp, nil
+}
+
+// parseID sets the identifier from its text: the UUID form first, then a
+// generation number, as Cassandra's SSTableIdFactory tries them.
+func (d *Descriptor) parseID(s string) error {
+	if _, err := ParseUUIDID(s); err == nil {
+		d.UUID = strings.ToLower(s)
+		return nil
+	}
+	gen, err := strconv.Atoi(s)
+	if err != nil || gen <= 0 || len(s) > 10 {
+		return fmt.Errorf("bad SSTable identifier %q (want a generation number or a UUID-based identifier)", s)
+	}
+	d.Generation = gen
+	return nil
 }

@@ -3,6 +3,7 @@ package sstables
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/castable-db/castable/internal/vint"
 	"math"
 	"unicode/utf8"
 )
@@ -295,6 +296,20 @@ func (r *ByteReader) IntBytes() []byte {
 		return nil
 	}
 	return r.Bytes(int(n))
+}
+
+// UVint reads an unsigned vint.
+func (r *ByteReader) UVint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := vint.Decode(r.buf[r.pos:])
+	if n == 0 {
+		r.Fail("truncated vint")
+		return 0
+	}
+	r.pos += n
+	return v
 }
 
 // JavaUTF reads a string written by Java's writeUTF.

@@ -75,7 +75,7 @@ var ErrGenerationExists = errors.New("sstables: SSTable generation already exist
 // (of any version) exists.
 func NewFileSet(fsys FS, desc Descriptor) (*FileSet, error) {
 	fsys = fsOrDefault(fsys)
-	if desc.Generation <= 0 || len(desc.Version) != 2 {
+	if (desc.Generation <= 0) == (desc.UUID == "") || !desc.Version.IsValid() {
 		return nil, fmt.Errorf("sstables: bad descriptor %+v", desc)
 	}
 	if err := fsys.MkdirAll(desc.Dir); err != nil {
@@ -96,7 +96,7 @@ func checkGenerationFree(fsys FS, desc Descriptor) error {
 	}
 	for _, name := range names {
 		d, _, temp, err := ParseDescriptor(name)
-		if err == nil && !temp && d.Generation == desc.Generation {
+		if err == nil && !temp && d.SameID(desc) {
 			return fmt.Errorf("%w: %s in %s", ErrGenerationExists, name, desc.Dir)
 		}
 	}
@@ -196,7 +196,7 @@ func (s *FileSet) Commit() ([]Component, error) {
 		return nil, s.fail(err)
 	}
 	components := append(s.Components(), ComponentTOC)
-	toc := AppendTOC(nil, components)
+	toc := AppendVersionTOC(nil, components, s.desc.Version)
 	tmp := s.desc.TempPath(ComponentTOC)
 	f, err := s.fs.Create(tmp)
 	if err != nil {
@@ -273,15 +273,11 @@ func CleanupTemporary(fsys FS, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	type key struct {
-		version string
-		gen     int
-	}
-	withTOC := map[key]bool{}
+	withTOC := map[string]bool{} // by the components' name prefix
 	for _, name := range names {
 		d, c, temp, err := ParseDescriptor(name)
 		if err == nil && !temp && c == ComponentTOC {
-			withTOC[key{d.Version, d.Generation}] = true
+			withTOC[d.prefix()] = true
 		}
 	}
 	var removed []string
@@ -292,7 +288,7 @@ func CleanupTemporary(fsys FS, dir string) ([]string, error) {
 			_, _, _, err := ParseDescriptor(strings.TrimPrefix(name, "tmplink-"))
 			remove = err == nil
 		} else if d, _, temp, err := ParseDescriptor(name); err == nil {
-			remove = temp || !withTOC[key{d.Version, d.Generation}]
+			remove = temp || !withTOC[d.prefix()]
 		}
 		if !remove {
 			continue
@@ -312,7 +308,8 @@ func CleanupTemporary(fsys FS, dir string) ([]string, error) {
 }
 
 // ListSSTables returns the complete SSTables in dir (those whose TOC.txt
-// exists), ordered by generation then version.
+// exists), ordered by generation, then UUID-based identifier, then
+// version.
 func ListSSTables(fsys FS, dir string) ([]Descriptor, error) {
 	fsys = fsOrDefault(fsys)
 	names, err := fsys.ReadDir(dir)
@@ -330,7 +327,12 @@ func ListSSTables(fsys FS, dir string) ([]Descriptor, error) {
 		if a.Generation != b.Generation {
 			return a.Generation - b.Generation
 		}
-		return strings.Compare(a.Version, b.Version)
+		if a.UUID != b.UUID {
+			ua, _ := ParseUUIDID(a.UUID)
+			ub, _ := ParseUUIDID(b.UUID)
+			return ua.Compare(ub)
+		}
+		return strings.Compare(a.Version.String(), b.Version.String())
 	})
 	return out, nil
 }

@@ -3,6 +3,7 @@ package sstables
 import (
 	"errors"
 	"fmt"
+	"github.com/castable-db/castable/sstables/version"
 	"os"
 	"slices"
 	"strings"
@@ -153,7 +154,7 @@ func TestFileSetFaults(t *testing.T) {
 		succeeded := false
 		for n := 1; n < 500 && !succeeded; n++ {
 			dir := t.TempDir()
-			desc := Descriptor{Dir: dir, Version: "mc", Generation: 3}
+			desc := Descriptor{Dir: dir, Version: version.MustParse("mc"), Generation: 3}
 			ffs := &faultFS{FS: OSFS, failAt: n, enospc: enospc}
 			comps, err := writeTestSSTable(ffs, desc, data)
 			if !ffs.failed {
@@ -196,23 +197,23 @@ func TestFileSetFaults(t *testing.T) {
 
 func TestFileSetRefusesExistingGeneration(t *testing.T) {
 	dir := t.TempDir()
-	desc := Descriptor{Dir: dir, Version: "mc", Generation: 1}
+	desc := Descriptor{Dir: dir, Version: version.MustParse("mc"), Generation: 1}
 	if _, err := writeTestSSTable(nil, desc, rowBytes(100, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewFileSet(nil, Descriptor{Dir: dir, Version: "la", Generation: 1}); !errors.Is(err, ErrGenerationExists) {
+	if _, err := NewFileSet(nil, Descriptor{Dir: dir, Version: version.MustParse("la"), Generation: 1}); !errors.Is(err, ErrGenerationExists) {
 		t.Fatalf("overwrite allowed: %v", err)
 	}
 	// A set started before another writer took the generation refuses at
 	// Commit.
-	set, err := NewFileSet(nil, Descriptor{Dir: dir, Version: "mc", Generation: 2})
+	set, err := NewFileSet(nil, Descriptor{Dir: dir, Version: version.MustParse("mc"), Generation: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := set.WriteComponent(ComponentData, []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := writeTestSSTable(nil, Descriptor{Dir: dir, Version: "mc", Generation: 2}, rowBytes(100, 1)); err != nil {
+	if _, err := writeTestSSTable(nil, Descriptor{Dir: dir, Version: version.MustParse("mc"), Generation: 2}, rowBytes(100, 1)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := set.Commit(); !errors.Is(err, ErrGenerationExists) {
@@ -221,7 +222,7 @@ func TestFileSetRefusesExistingGeneration(t *testing.T) {
 	if err := set.Abort(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := VerifySSTable(Descriptor{Dir: dir, Version: "mc", Generation: 2}, VerifyOptions{}); err != nil {
+	if _, err := VerifySSTable(Descriptor{Dir: dir, Version: version.MustParse("mc"), Generation: 2}, VerifyOptions{}); err != nil {
 		t.Fatalf("the other writer's SSTable was damaged: %v", err)
 	}
 	if g, _ := NextGeneration(nil, dir); g != 3 {
@@ -231,7 +232,7 @@ func TestFileSetRefusesExistingGeneration(t *testing.T) {
 
 func TestCleanupTemporary(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := writeTestSSTable(nil, Descriptor{Dir: dir, Version: "mc", Generation: 1}, rowBytes(100, 1)); err != nil {
+	if _, err := writeTestSSTable(nil, Descriptor{Dir: dir, Version: version.MustParse("mc"), Generation: 1}, rowBytes(100, 1)); err != nil {
 		t.Fatal(err)
 	}
 	leftovers := []string{"tmp-mc-2-big-Data.db", "tmp-mc-2-big-Index.db", "mc-3-big-Data.db", "mc-3-big-Index.db", "tmplink-la-4-big-Data.db"}

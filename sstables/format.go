@@ -1,16 +1,21 @@
 package sstables
 
 import (
+	"fmt"
+
 	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables/version"
 )
 
-// Format is one SSTable format version ("mc", "la"). The version packages
-// implement it; flush and the tools use nothing else of them.
+// Format is one SSTable format version ("nb", "la", "da"). The format
+// packages implement it and register it (Register); flush and the tools
+// find it with Lookup and use nothing else of them.
 type Format interface {
-	// Version is the two-letter version string written in file names.
-	Version() string
+	// Version is the version written in file names.
+	Version() version.Version
 	// NewWriter starts a new SSTable of table in opts.Dir with generation
 	// opts.Generation. Nothing is visible under the final names until
 	// Writer.Finish succeeds.
@@ -22,7 +27,9 @@ type Format interface {
 }
 
 // Writer writes one SSTable. Partitions must come in partition order (token,
-// then key bytes; see package dht) and rows and markers in clustering order.
+// then key bytes; see package dht) under the table's partitioner
+// (schema.Options.Partitioner, Murmur3 by default), which Statistics.db
+// names, and rows and markers in clustering order.
 //
 // A Writer's errors are sticky: after a failed call every later call returns
 // the same error, and the caller must Abort. Finish or Abort must be called
@@ -44,6 +51,39 @@ type Writer interface {
 	// Abort removes everything the writer created. It is safe to call after
 	// a failed Finish and returns the first removal error, if any.
 	Abort() error
+}
+
+// WithPartitioner returns t, or when its partitioner is not p a shallow copy
+// of t naming p, so that a table read from an SSTable says how the file is
+// ordered.
+func WithPartitioner(t *schema.Table, p dht.Partitioner) *schema.Table {
+	if q, err := dht.Lookup(t.Options.Partitioner); err == nil && q == p {
+		return t
+	}
+	c := *t
+	c.Options.Partitioner = p.Name()
+	return &c
+}
+
+// FilePartitioner returns the partitioner of the class name Statistics.db
+// (at path) holds; a name castable does not know is a CorruptionError
+// naming the file.
+func FilePartitioner(name, path string) (dht.Partitioner, error) {
+	p, err := dht.Lookup(name)
+	if err != nil {
+		return nil, &CorruptionError{Path: path, Component: string(ComponentStatistics), Offset: -1, Reason: "validation metadata names an unusable partitioner", Err: err}
+	}
+	return p, nil
+}
+
+// WriterPartitioner returns the partitioner a writer of t uses, or an error
+// naming the table when t names an unknown one.
+func WriterPartitioner(t *schema.Table) (dht.Partitioner, error) {
+	p, err := dht.Lookup(t.Options.Partitioner)
+	if err != nil {
+		return nil, fmt.Errorf("table %s.%s: %w", t.Keyspace, t.Name, err)
+	}
+	return p, nil
 }
 
 // WriteResult describes a finished SSTable.
@@ -71,8 +111,12 @@ type WriteResult struct {
 type WriterOptions struct {
 	// Dir is the directory to write into (required).
 	Dir string
-	// Generation is the SSTable generation (required, > 0).
+	// Generation is the SSTable generation (> 0); exactly one of
+	// Generation and UUID is set.
 	Generation int
+	// UUID is a UUID-based identifier (UUIDID.String(), as Cassandra 4.1+
+	// names SSTables with uuid_sstable_identifiers_enabled).
+	UUID string
 	// FS is the filesystem to write through; nil means the OS filesystem.
 	FS FS
 	// Compression selects the codec and chunk length; the zero value means
@@ -105,9 +149,53 @@ type WriterOptions struct {
 	// ScyllaShadowable encodes shadowable row deletions with ScyllaDB's row
 	// extended flag 0x80 instead of Cassandra's 0x02.
 	ScyllaShadowable bool
+	// ShadowableAsRegular writes a shadowable row deletion (Cassandra's
+	// materialized-view kind, Row.DeletionShadowable, or ScyllaDB's,
+	// Row.ShadowableDeletion) as a regular row deletion, the greater of
+	// the two, in versions that have none (la). By default such a row is
+	// an error naming the partition.
+	ShadowableAsRegular bool
 	// Metadata carries Statistics.db values that do not follow from the
 	// data; the zero value is what a memtable flush writes.
 	Metadata Metadata
+	// Profile overrides the writer release's habits that no format flag
+	// decides (histogram sizes, the tombstone histogram's live-cell bin,
+	// TOC order; version.Profile). nil means the version's own
+	// (Version.Profile): what its most common release writes. CarryOver
+	// sets it from an input SSTable, whose release may differ.
+	Profile *version.Profile
+}
+
+// ProfileFor returns Profile, or v's own profile when it is nil.
+func (o *WriterOptions) ProfileFor(v version.Version) version.Profile {
+	if o.Profile != nil {
+		return *o.Profile
+	}
+	return v.Profile()
+}
+
+// Descriptor returns the SSTable the options name in version v, or an
+// error when Dir or the identifier is missing or malformed.
+func (o *WriterOptions) Descriptor(v version.Version) (Descriptor, error) {
+	d := Descriptor{Dir: o.Dir, Version: v, Generation: o.Generation}
+	switch {
+	case o.Dir == "":
+		return d, fmt.Errorf("sstables: WriterOptions need a Dir")
+	case o.UUID != "" && o.Generation != 0:
+		return d, fmt.Errorf("sstables: WriterOptions give both a Generation (%d) and a UUID (%s)", o.Generation, o.UUID)
+	case o.UUID != "":
+		u, err := ParseUUIDID(o.UUID)
+		if err != nil {
+			return d, fmt.Errorf("sstables: WriterOptions.UUID: %w", err)
+		}
+		d.UUID = u.String()
+	case o.Generation <= 0:
+		return d, fmt.Errorf("sstables: WriterOptions need a Generation > 0 or a UUID (got %d)", o.Generation)
+	}
+	if !v.Writable() {
+		return d, fmt.Errorf("sstables: version %s (%s) is read only", v, v.Release())
+	}
+	return d, nil
 }
 
 // DataStats are the minima Cassandra's memtable tracks and the columns it
@@ -121,7 +209,7 @@ type DataStats struct {
 	MinTimestamp int64
 	// MinLocalDeletionTime is the smallest local deletion time of any
 	// tombstone or expiring cell/liveness (s).
-	MinLocalDeletionTime int32
+	MinLocalDeletionTime int64
 	// MinTTL is the smallest TTL of any expiring cell/liveness (s).
 	MinTTL int32
 	// Columns are the static and regular columns that occur in the data
@@ -140,9 +228,39 @@ type Metadata struct {
 	// CommitLogIntervals are the commit log ranges the data came from;
 	// empty means none.
 	CommitLogIntervals []CommitLogInterval
-	// OriginatingHostID is the host id written by newer 3.x versions (me);
-	// nil for mc and la.
+	// OriginatingHostID is the 16-byte id of the host that wrote the
+	// SSTable, in the versions that record it (me, nb on); nil for none.
 	OriginatingHostID []byte
+	// PendingRepair is the 16-byte TimeUUID of the incremental repair
+	// session the SSTable awaits (na on); nil for none.
+	PendingRepair []byte
+	// IsTransient marks an SSTable of transient replication data (na on).
+	IsTransient bool
+}
+
+// MetadataOf returns the Statistics.db values of st that do not follow from
+// the data, as a writer takes them, for version v's Statistics.db: its
+// commit log intervals (a 2.x replay position, and the bounds of ma and mb,
+// become the one interval Cassandra reads them as), repair time, level,
+// ancestors, pending repair, transient flag and originating host id.
+func MetadataOf(st *Statistics, v version.Version) Metadata {
+	s := &st.Stats
+	m := Metadata{RepairedAt: s.RepairedAt, Level: int(s.Level), PendingRepair: s.PendingRepair,
+		IsTransient: s.IsTransient, OriginatingHostID: s.OriginatingHostID}
+	for _, a := range st.Ancestors {
+		m.Ancestors = append(m.Ancestors, int(a))
+	}
+	switch {
+	case v.HasCommitLogIntervals():
+		m.CommitLogIntervals = s.CommitLogIntervals
+	case s.CommitLogUpperBound != CommitLogPositionNone:
+		lower := CommitLogPositionNone
+		if v.HasCommitLogLowerBound() {
+			lower = s.CommitLogLowerBound
+		}
+		m.CommitLogIntervals = []CommitLogInterval{{Lower: lower, Upper: s.CommitLogUpperBound}}
+	}
+	return m
 }
 
 // CommitLogPosition is a position in the commit log.
@@ -188,8 +306,14 @@ const DefaultMaxValueSize = 256 << 20
 type Reader interface {
 	// Descriptor names the SSTable.
 	Descriptor() Descriptor
-	// Table is the schema used to decode the data.
+	// Table is the schema used to decode the data; its
+	// Options.Partitioner is the SSTable's.
 	Table() *schema.Table
+	// Partitioner is the partitioner Statistics.db names, whose tokens
+	// order the partitions and lookups use.
+	Partitioner() dht.Partitioner
+	// Statistics is the decoded Statistics.db.
+	Statistics() *Statistics
 	// Scan returns a scanner positioned before the first partition.
 	Scan() (Scanner, error)
 	// Get looks up a partition by serialized key through Summary.db,
@@ -256,3 +380,7 @@ type Scanner interface {
 type ClusteringSeeker interface {
 	SeekClustering(ck mutation.Clustering) error
 }
+
+// CommitLogPositionNone is Cassandra's CommitLogPosition.NONE: the
+// position of data that did not come from the commit log.
+var CommitLogPositionNone = CommitLogPosition{SegmentID: -1, Position: 0}

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"io"
 	"testing"
+
+	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // addRealSeeds adds component c of every real SSTable as a seed.
@@ -18,16 +21,20 @@ func addRealSeeds(f *testing.F, c Component) {
 func FuzzCompressionInfo(f *testing.F) {
 	addRealSeeds(f, ComponentCompressionInfo)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ci, err := ParseCompressionInfo(b, "x")
-		if err != nil {
-			return
-		}
-		again, err := ci.AppendTo(nil)
-		if err != nil || !bytes.Equal(again, b) {
-			t.Fatalf("re-encoding differs (%v)", err)
-		}
-		for i := range ci.ChunkOffsets {
-			ci.ChunkDataLength(i)
+		// Both layouts: without maxCompressedLength (ma…me) and with it (na+).
+		for _, v := range []string{"mc", "na"} {
+			ci, err := ParseCompressionInfo(b, "x", version.MustParse(v))
+			if err != nil {
+				continue
+			}
+			again, err := ci.AppendTo(nil)
+			if err != nil || !bytes.Equal(again, b) {
+				t.Fatalf("%s: re-encoding differs (%v)", v, err)
+			}
+			for i := range ci.ChunkOffsets {
+				ci.ChunkDataLength(i)
+				ci.RawChunk(int64(ci.ChunkDataLength(i)))
+			}
 		}
 	})
 }
@@ -50,8 +57,8 @@ func FuzzCRCdb(f *testing.F) {
 func FuzzSummary(f *testing.F) {
 	for _, s := range realSSTables(f) {
 		if s.has(ComponentSummary) {
-			tr, _ := Traits(s.desc.Version)
-			f.Add(s.read(f, ComponentSummary), tr.SummaryBoundaries, s.has(ComponentCompressionInfo))
+			tr := s.desc.Version
+			f.Add(s.read(f, ComponentSummary), tr.SummaryBoundaries(), s.has(ComponentCompressionInfo))
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte, boundaries, compressed bool) {
@@ -63,16 +70,16 @@ func FuzzSummary(f *testing.F) {
 			s.Key(k)
 			s.IndexPosition(k)
 		}
-		s.Floor(s.First)
-		s.Floor(nil)
+		s.Floor(dht.Murmur3, s.First)
+		s.Floor(dht.Murmur3, nil)
 	})
 }
 
 func FuzzFilter(f *testing.F) {
 	addRealSeeds(f, ComponentFilter)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, old := range []bool{false, true} {
-			bf, err := ParseBloomFilter(b, "x", old)
+		for _, v := range []string{"la", "mc", "nb"} {
+			bf, err := ParseBloomFilter(b, "x", version.MustParse(v))
 			if err != nil {
 				return
 			}
@@ -124,14 +131,7 @@ func FuzzHyperLogLog(f *testing.F) {
 		if !s.has(ComponentStatistics) || s.scylla {
 			continue
 		}
-		tr, _ := Traits(s.desc.Version)
-		r := NewByteReader(statisticsComponent(f, s, 1), "x", ComponentStatistics, 0)
-		if tr.CompactionAncestors {
-			r.Skip(4 * int(r.I32()))
-		}
-		if b := r.IntBytes(); r.Err() == nil {
-			f.Add(b)
-		}
+		f.Add(statistics(f, s).Cardinality)
 	}
 	h := NewHyperLogLog()
 	for i := 0; i < 7000; i++ {
@@ -156,7 +156,9 @@ func FuzzHyperLogLog(f *testing.F) {
 func FuzzStatisticsHistograms(f *testing.F) {
 	for _, s := range realSSTables(f) {
 		if s.has(ComponentStatistics) {
-			f.Add(statisticsComponent(f, s, 2))
+			st := statistics(f, s)
+			b := st.Stats.PartitionSizes.AppendTo(nil)
+			f.Add(st.Stats.TombstoneDropTimes.AppendTo(b))
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -169,7 +171,6 @@ func FuzzStatisticsHistograms(f *testing.F) {
 			h.Update(float64(len(b)))
 			h.AppendTo(nil)
 		}
-		ParseValidationMetadata(NewByteReader(b, "x", ComponentStatistics, 0))
 	})
 }
 

@@ -173,7 +173,7 @@ func (h *StreamingHistogram) UpdateN(p float64, m int64) {
 	copy(h.points[i+1:], h.points[i:])
 	copy(h.counts[i+1:], h.counts[i:])
 	h.points[i], h.counts[i] = p, m
-	for len(h.points) > h.maxBins {
+	for len(h.points) > max(h.maxBins, 1) {
 		best := 0
 		gap := h.points[1] - h.points[0]
 		for j := 1; j+1 < len(h.points); j++ {
@@ -195,6 +195,18 @@ func (h *StreamingHistogram) Merge(o *StreamingHistogram) {
 	for i, p := range o.points {
 		h.UpdateN(p, o.counts[i])
 	}
+}
+
+// WithStoredMaxBins returns h (sharing its bins) with the maxBinSize that
+// Statistics.db stores: n, or the bin count when n is 0 (what writers from
+// 4.0 on store).
+func (h *StreamingHistogram) WithStoredMaxBins(n int) *StreamingHistogram {
+	if n == 0 {
+		n = len(h.points)
+	}
+	c := *h
+	c.maxBins = n
+	return &c
 }
 
 // MaxBins returns the bin limit.
@@ -221,7 +233,7 @@ func ParseStreamingHistogram(r *ByteReader) (*StreamingHistogram, error) {
 	off := r.Offset()
 	maxBins := r.I32()
 	n := r.I32()
-	if r.Err() == nil && (maxBins <= 0 || n < 0 || int(n) > r.Remaining()/16) {
+	if r.Err() == nil && (maxBins < 0 || n < 0 || int(n) > r.Remaining()/16) {
 		r.FailAt(off, "streaming histogram of %d bins (max %d) out of range", n, maxBins)
 	}
 	if err := r.Err(); err != nil {
@@ -233,41 +245,4 @@ func ParseStreamingHistogram(r *ByteReader) (*StreamingHistogram, error) {
 		h.counts[i] = r.I64()
 	}
 	return h, r.Err()
-}
-
-// ValidationMetadata layout (Statistics.db component 0, la and mc):
-//
-//	Java UTF partitioner class name ; f64 bloom_filter_fp_chance
-const (
-	// Murmur3Partitioner is the partitioner class name castable writes.
-	Murmur3Partitioner = "org.apache.cassandra.dht.Murmur3Partitioner"
-)
-
-// ValidationMetadata is Statistics.db's validation component.
-type ValidationMetadata struct {
-	// Partitioner is the partitioner class; "" means Murmur3Partitioner.
-	Partitioner string
-	// BloomFilterFPChance is the table's bloom_filter_fp_chance.
-	BloomFilterFPChance float64
-}
-
-// AppendTo appends the serialized component.
-func (m ValidationMetadata) AppendTo(dst []byte) ([]byte, error) {
-	p := m.Partitioner
-	if p == "" {
-		p = Murmur3Partitioner
-	}
-	dst, err := AppendJavaUTF(dst, p)
-	if err != nil {
-		return dst, err
-	}
-	return binary.BigEndian.AppendUint64(dst, math.Float64bits(m.BloomFilterFPChance)), nil
-}
-
-// ParseValidationMetadata reads the component from r.
-func ParseValidationMetadata(r *ByteReader) (ValidationMetadata, error) {
-	var m ValidationMetadata
-	m.Partitioner = r.JavaUTF()
-	m.BloomFilterFPChance = r.F64()
-	return m, r.Err()
 }

@@ -23,10 +23,7 @@ type indexEntry struct {
 func indexEntries(t testing.TB, s realSSTable) []indexEntry {
 	t.Helper()
 	b := s.read(t, ComponentIndex)
-	tr, err := Traits(s.desc.Version)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := s.desc.Version
 	var out []indexEntry
 	for off := 0; off < len(b); {
 		start := off
@@ -34,7 +31,7 @@ func indexEntries(t testing.TB, s realSSTable) []indexEntry {
 		key := b[off+2 : off+2+n]
 		off += 2 + n
 		var promoted int
-		if tr.OldBloomHashOrder {
+		if tr.OldBloomHashOrder() {
 			off += 8
 			promoted = int(binary.BigEndian.Uint32(b[off:]))
 			off += 4
@@ -69,48 +66,18 @@ func readTestVint(b []byte) (uint64, int) {
 	return v, 1 + extra
 }
 
-// statisticsComponent returns the body of Statistics.db component typ.
-func statisticsComponent(t testing.TB, s realSSTable, typ uint32) []byte {
+// statistics decodes s's Statistics.db.
+func statistics(t testing.TB, s realSSTable) *Statistics {
 	t.Helper()
-	b := s.read(t, ComponentStatistics)
-	count := int(binary.BigEndian.Uint32(b))
-	type ent struct{ typ, off uint32 }
-	var ents []ent
-	for i := 0; i < count; i++ {
-		ents = append(ents, ent{binary.BigEndian.Uint32(b[4+8*i:]), binary.BigEndian.Uint32(b[8+8*i:])})
+	st, err := DecodeStatistics(s.read(t, ComponentStatistics), s.desc.Version, s.desc.Path(ComponentStatistics))
+	if err != nil {
+		t.Fatalf("%s: %v", s.name, err)
 	}
-	for i, e := range ents {
-		if e.typ != typ {
-			continue
-		}
-		end := uint32(len(b))
-		for _, o := range ents[i+1:] {
-			if o.off > e.off && o.off < end {
-				end = o.off
-			}
-		}
-		for _, o := range ents[:i] {
-			if o.off > e.off && o.off < end {
-				end = o.off
-			}
-		}
-		return b[e.off:end]
-	}
-	t.Fatalf("%s: no Statistics.db component %d", s.name, typ)
-	return nil
+	return st
 }
 
-// fpChance reads bloom_filter_fp_chance from Statistics.db's validation
-// component.
-func fpChance(t testing.TB, s realSSTable) float64 {
-	v := statisticsComponent(t, s, 0)
-	r := NewByteReader(v, "x", ComponentStatistics, 0)
-	m, err := ParseValidationMetadata(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m.BloomFilterFPChance
-}
+// fpChance reads bloom_filter_fp_chance from Statistics.db.
+func fpChance(t testing.TB, s realSSTable) float64 { return statistics(t, s).BloomFilterFPChance }
 
 // expectedSHA256 returns the sha256 of file name from the case's
 // expected.sha256, or "".

@@ -22,7 +22,7 @@ type KeyLookup struct {
 // Load returns desc's summary and bloom filter, reading them on the first
 // call (later calls return the same values and error, whatever their
 // arguments). A component that does not exist is returned as nil.
-func (l *KeyLookup) Load(fsys FS, desc Descriptor, opts SummaryReadOptions, oldHashOrder bool) (*Summary, *BloomFilter, error) {
+func (l *KeyLookup) Load(fsys FS, desc Descriptor, opts SummaryReadOptions) (*Summary, *BloomFilter, error) {
 	l.once.Do(func() {
 		s, err := ReadSummary(fsys, desc, opts)
 		switch {
@@ -32,7 +32,7 @@ func (l *KeyLookup) Load(fsys FS, desc Descriptor, opts SummaryReadOptions, oldH
 			l.err = err
 			return
 		}
-		f, err := ReadBloomFilter(fsys, desc, oldHashOrder)
+		f, err := ReadBloomFilter(fsys, desc)
 		switch {
 		case err == nil:
 			l.filter = f

@@ -85,6 +85,9 @@ type PartitionSinkOptions struct {
 	// PartitionSizes and CellCounts count every partition's serialized size
 	// and cell count.
 	PartitionSizes, CellCounts *EstimatedHistogram
+	// DoubleCellCounts records each partition's cell count twice, as some
+	// Cassandra releases did (version.Profile.DoubleCellCounts).
+	DoubleCellCounts bool
 	// SimpleEntry appends the Index.db entry of a partition without a
 	// promoted index (its key and Data.db position only), for
 	// EndSimplePartition; nil when the format does not use it.
@@ -344,6 +347,9 @@ func (s *PartitionSink) process(b *sinkBatch) {
 		}
 		if o.CellCounts != nil {
 			o.CellCounts.Add(p.cells)
+			if o.DoubleCellCounts {
+				o.CellCounts.Add(p.cells)
+			}
 		}
 		keyStart, entryStart = p.keyEnd, p.entryEnd
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/castable-db/castable/sstables/version"
 	"slices"
 	"testing"
 
@@ -69,7 +70,7 @@ func feedSink(t *testing.T, parts []sinkPart, codec compress.Codec, submitAt, pi
 	summary := NewSummaryBuilder(SummaryOptions{MinIndexInterval: 4})
 	var filter *BloomFilter
 	if !keepHashes {
-		if filter, err = NewBloomFilter(int64(len(parts)), 0.01, false); err != nil {
+		if filter, err = NewBloomFilter(int64(len(parts)), 0.01, version.MustParse("mc")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -97,7 +98,7 @@ func feedSink(t *testing.T, parts []sinkPart, codec compress.Codec, submitAt, pi
 				}
 			}
 		}
-		h1, h2 := dht.Murmur3(p.key)
+		h1, h2 := dht.Murmur3Hash(p.key)
 		var err error
 		if p.simple {
 			err = s.EndSimplePartition(p.key, h1, h2, start, int64(len(p.data)), p.cells)
@@ -146,7 +147,7 @@ func directOutput(t *testing.T, parts []sinkPart, codec compress.Codec) sinkOutp
 		t.Fatal(err)
 	}
 	summary := NewSummaryBuilder(SummaryOptions{MinIndexInterval: 4})
-	filter, err := NewBloomFilter(int64(len(parts)), 0.01, false)
+	filter, err := NewBloomFilter(int64(len(parts)), 0.01, version.MustParse("mc"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func directOutput(t *testing.T, parts []sinkPart, codec compress.Codec) sinkOutp
 			index = append(index, p.entry...)
 		}
 		pos += int64(len(p.data))
-		h1, h2 := dht.Murmur3(p.key)
+		h1, h2 := dht.Murmur3Hash(p.key)
 		filter.AddHash(h1, h2)
 		hashes = append(hashes, h1, h2)
 		hll.OfferKey(p.key)

@@ -2,11 +2,9 @@ package sstables
 
 import (
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/testdata"
 )
 
@@ -21,45 +19,29 @@ type realSSTable struct {
 	// scylla marks files written by ScyllaDB (not reference material for
 	// the summary trailer, HLL and digest rules).
 	scylla bool
+	// part is the partitioner Statistics.db names.
+	part dht.Partitioner
 }
 
-// realSSTables lists every SSTable below testdata/cassandra and
-// testdata/mc-write (one per Data.db).
+// realSSTables lists every SSTable of the shared test data that castable
+// reads (one per Data.db); the others are named in the log and skipped
+// (testdata.Supported).
 func realSSTables(t testing.TB) []realSSTable {
 	t.Helper()
-	root := testdata.Dir(t)
 	var out []realSSTable
-	err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+	for _, ts := range testdata.Supported(t) {
+		desc, _, _, err := ParseDescriptor(ts.Path("Data.db"))
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		if info.IsDir() || !strings.HasSuffix(path, "-big-Data.db") {
-			return nil
-		}
-		desc, _, _, err := ParseDescriptor(path)
+		part, err := dht.Lookup(ts.Partitioner)
 		if err != nil {
-			return err
+			t.Fatalf("%s: %v", ts.Name, err)
 		}
-		rel, _ := filepath.Rel(root, path)
-		s := realSSTable{name: strings.TrimSuffix(rel, "-big-Data.db"), desc: desc}
-		switch {
-		case strings.Contains(rel, "integrity_check/invalid_checksums"):
-			s.corrupt = "checksums"
-		case strings.Contains(rel, "integrity_check/invalid_digest"):
-			s.corrupt = "digest"
-		}
-		if _, err := os.Stat(desc.Path("Scylla.db")); err == nil {
-			s.scylla = true
-		}
-		out = append(out, s)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+		out = append(out, realSSTable{name: ts.Name, desc: desc, corrupt: ts.Corrupt, scylla: ts.Scylla, part: part})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	if len(out) < 40 {
-		t.Fatalf("found only %d SSTables below %s", len(out), root)
+		t.Fatalf("found only %d SSTables below %s", len(out), testdata.Root())
 	}
 	return out
 }

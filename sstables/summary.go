@@ -326,8 +326,10 @@ func ParseSummary(b []byte, path string, opts SummaryReadOptions) (*Summary, err
 	return s, nil
 }
 
-// ReadSummary reads desc's Summary.db.
+// ReadSummary reads desc's Summary.db; the boundaries trailer is parsed
+// when desc's version has one (opts.Boundaries is set from it).
 func ReadSummary(fsys FS, desc Descriptor, opts SummaryReadOptions) (*Summary, error) {
+	opts.Boundaries = desc.Version.SummaryBoundaries()
 	path := desc.Path(ComponentSummary)
 	b, err := readWholeFile(fsOrDefault(fsys), path, ComponentSummary, maxSummarySize)
 	if err != nil {
@@ -359,15 +361,15 @@ func (s *Summary) IndexPosition(k int) int64 {
 	return int64(binary.LittleEndian.Uint64(e[len(e)-8:]))
 }
 
-// Floor returns the last entry whose partition sorts at or before key
-// (by Murmur3 token, then key bytes), or -1 when key sorts before every
-// entry. A lookup scans Index.db from IndexPosition(Floor(key)) for at most
+// Floor returns the last entry whose partition sorts at or before key (by
+// p's token, then key bytes), or -1 when key sorts before every entry. A
+// lookup scans Index.db from IndexPosition(Floor(p, key)) for at most
 // MinIndexInterval entries.
-func (s *Summary) Floor(key []byte) int {
-	t := dht.Token(key)
+func (s *Summary) Floor(p dht.Partitioner, key []byte) int {
+	t := p.Token(key)
 	i := sort.Search(len(s.offsets), func(k int) bool {
 		ek := s.Key(k)
-		return dht.Compare(dht.Token(ek), ek, t, key) > 0
+		return dht.ComparePartitions(p.Token(ek), ek, t, key) > 0
 	})
 	return i - 1
 }

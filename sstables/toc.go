@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // TOC.txt layout: ASCII text, one component suffix per line, every line
@@ -13,7 +15,9 @@ import (
 // set and tolerate "\r\n" line ends and blank lines.
 //
 // castable writes the components in canonicalComponentOrder, then any
-// other component sorted by name.
+// other component sorted by name — or, for the versions whose writer
+// release lists them in a fixed order (Cassandra 5.0: Profile.OrderedTOC),
+// in that order (cassandra50ComponentOrder).
 var canonicalComponentOrder = []Component{
 	ComponentData,
 	ComponentIndex,
@@ -26,6 +30,25 @@ var canonicalComponentOrder = []Component{
 	ComponentDigestAdler32,
 	ComponentDigestSHA1,
 	ComponentTOC,
+}
+
+// cassandra50ComponentOrder is the order Cassandra 5.0 lists components in
+// (the oa and da files of the shared data: Data.db, Statistics.db,
+// Digest.crc32, TOC.txt, CompressionInfo.db, Filter.db, then the index
+// components). Where CRC.db goes is not shown by any file; it is put with
+// CompressionInfo.db, which it replaces.
+var cassandra50ComponentOrder = []Component{
+	ComponentData,
+	ComponentStatistics,
+	ComponentDigestCRC32,
+	ComponentTOC,
+	ComponentCompressionInfo,
+	ComponentCRC,
+	ComponentFilter,
+	ComponentIndex,
+	ComponentSummary,
+	ComponentPartitions,
+	ComponentRows,
 }
 
 // maxTOCSize bounds the TOC.txt a reader accepts.
@@ -54,6 +77,27 @@ func SortComponents(cs []Component) []Component {
 func AppendTOC(dst []byte, cs []Component) []byte {
 	all := append(slices.Clone(cs), ComponentTOC)
 	for _, c := range SortComponents(all) {
+		dst = append(dst, c...)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// AppendVersionTOC is AppendTOC in the order version v's writer lists
+// components.
+func AppendVersionTOC(dst []byte, cs []Component, v version.Version) []byte {
+	if !v.Profile().OrderedTOC {
+		return AppendTOC(dst, cs)
+	}
+	all := SortComponents(append(slices.Clone(cs), ComponentTOC))
+	rank := func(c Component) int {
+		if i := slices.Index(cassandra50ComponentOrder, c); i >= 0 {
+			return i
+		}
+		return len(cassandra50ComponentOrder)
+	}
+	slices.SortStableFunc(all, func(a, b Component) int { return rank(a) - rank(b) })
+	for _, c := range all {
 		dst = append(dst, c...)
 		dst = append(dst, '\n')
 	}

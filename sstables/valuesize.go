@@ -14,3 +14,6 @@ func (o ReaderOptions) EffectiveMaxValueSize() int64 {
 	}
 	return o.MaxValueSize
 }
+
+// ErrShortValues reports bytes that end inside an encoded value.
+var ErrShortValues = errors.New("unexpected end of input")

@@ -51,10 +51,8 @@ type VerifyReport struct {
 // component and offset.
 func VerifySSTable(desc Descriptor, opts VerifyOptions) (*VerifyReport, error) {
 	fsys := fsOrDefault(opts.FS)
-	traits, err := Traits(desc.Version)
-	if err != nil {
-		return nil, err
-	}
+	v := desc.Version
+	alg := ChecksumAlgorithm(v)
 	rep := &VerifyReport{}
 	exists := func(c Component) bool {
 		f, err := fsys.Open(desc.Path(c))
@@ -88,7 +86,7 @@ func VerifySSTable(desc Descriptor, opts VerifyOptions) (*VerifyReport, error) {
 		return exists(c)
 	}
 
-	dr, err := OpenData(fsys, desc, DataReaderOptions{Algorithm: traits.Checksum, Checksummer: opts.Checksummer, NewCompressor: opts.NewCompressor})
+	dr, err := OpenData(fsys, desc, DataReaderOptions{Algorithm: alg, Checksummer: opts.Checksummer, NewCompressor: opts.NewCompressor})
 	if err != nil {
 		return rep, err
 	}
@@ -100,7 +98,7 @@ func VerifySSTable(desc Descriptor, opts VerifyOptions) (*VerifyReport, error) {
 		return rep, err
 	}
 
-	for _, c := range []Component{traits.DigestComponent, ComponentDigestCRC32, ComponentDigestAdler32, ComponentDigestSHA1} {
+	for _, c := range []Component{Component(v.DigestComponent()), ComponentDigestCRC32, ComponentDigestAdler32, ComponentDigestSHA1} {
 		if has(c) {
 			rep.DigestComponent = c
 			break
@@ -114,21 +112,21 @@ func VerifySSTable(desc Descriptor, opts VerifyOptions) (*VerifyReport, error) {
 		rep.Digest = v
 		switch {
 		case v == rep.Data.Digest:
-		case traits.Checksum == checksummer.Adler32 && dr.CompressionInfo() != nil && v == rep.Data.PayloadDigest:
+		case alg == checksummer.Adler32 && dr.CompressionInfo() != nil && v == rep.Data.PayloadDigest:
 			rep.PayloadOnlyDigest = true
 		default:
 			return rep, Corruptf(desc.Path(rep.DigestComponent), string(rep.DigestComponent), -1,
-				"digest mismatch: the file holds %d, Data.db's %v checksum is %d", v, traits.Checksum, rep.Data.Digest)
+				"digest mismatch: the file holds %d, Data.db's %v checksum is %d", v, alg, rep.Data.Digest)
 		}
 	}
 
 	if has(ComponentSummary) {
-		if rep.Summary, err = ReadSummary(fsys, desc, SummaryReadOptions{Boundaries: traits.SummaryBoundaries, DataCompressed: dr.CompressionInfo() != nil}); err != nil {
+		if rep.Summary, err = ReadSummary(fsys, desc, SummaryReadOptions{DataCompressed: dr.CompressionInfo() != nil}); err != nil {
 			return rep, err
 		}
 	}
 	if has(ComponentFilter) {
-		if rep.Filter, err = ReadBloomFilter(fsys, desc, traits.OldBloomHashOrder); err != nil {
+		if rep.Filter, err = ReadBloomFilter(fsys, desc); err != nil {
 			return rep, err
 		}
 	}

@@ -2,6 +2,7 @@ package sstables
 
 import (
 	"errors"
+	"github.com/castable-db/castable/sstables/version"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,7 @@ func copySSTable(t *testing.T, src Descriptor) Descriptor {
 // before its Digest.crc32 line let the deliberately wrong digest of
 // integrity_check/invalid_digest pass.
 func TestVerifyTOCMustListEveryComponent(t *testing.T) {
-	src := Descriptor{Dir: testdata.Path(t, "cassandra", "3.x", "uncompressed", "integrity_check", "invalid_digest"), Version: "me", Generation: 1}
+	src := Descriptor{Dir: testdata.Path(t, "cassandra", "3.x", "uncompressed", "integrity_check", "invalid_digest"), Version: version.MustParse("me"), Generation: 1}
 	d := copySSTable(t, src)
 	toc, err := os.ReadFile(d.Path(ComponentTOC))
 	if err != nil {
@@ -68,7 +69,7 @@ func TestVerifyTOCMustListEveryComponent(t *testing.T) {
 // the component agree), at the offset of the first chunk the two disagree
 // on (here chunk 1, which CRC.db has and the truncated file lacks).
 func TestCRCCountMismatchNamesDataFile(t *testing.T) {
-	src := Descriptor{Dir: testdata.Path(t, "cassandra", "3.x", "uncompressed", "integrity_check", "invalid_checksums"), Version: "me", Generation: 1}
+	src := Descriptor{Dir: testdata.Path(t, "cassandra", "3.x", "uncompressed", "integrity_check", "invalid_checksums"), Version: version.MustParse("me"), Generation: 1}
 	d := copySSTable(t, src)
 	data, err := os.ReadFile(d.Path(ComponentData))
 	if err != nil || len(data) <= CRCChunkSize {
@@ -88,7 +89,7 @@ func TestCRCCountMismatchNamesDataFile(t *testing.T) {
 // compressor class is unknown is reported with CompressionInfo.db's path,
 // not Data.db's (found by FuzzSSTableComponent).
 func TestUnknownCompressorNamesCompressionInfo(t *testing.T) {
-	src := Descriptor{Dir: testdata.Path(t, "cassandra", "3.x", "lz4", "partition_key_with_values_of_different_types"), Version: "mc", Generation: 1}
+	src := Descriptor{Dir: testdata.Path(t, "cassandra", "3.x", "lz4", "partition_key_with_values_of_different_types"), Version: version.MustParse("mc"), Generation: 1}
 	d := copySSTable(t, src)
 	ci, err := os.ReadFile(d.Path(ComponentCompressionInfo))
 	if err != nil {

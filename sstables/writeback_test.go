@@ -2,6 +2,7 @@ package sstables
 
 import (
 	"bytes"
+	"github.com/castable-db/castable/sstables/version"
 	"testing"
 )
 
@@ -42,7 +43,7 @@ func (w *writebackFS) Create(name string) (File, error) {
 func TestFileSetWriteback(t *testing.T) {
 	for _, fail := range []bool{false, true} {
 		wfs := &writebackFS{FS: OSFS, files: map[string]*writebackRecorder{}}
-		desc := Descriptor{Dir: t.TempDir(), Version: "mc", Generation: 1}
+		desc := Descriptor{Dir: t.TempDir(), Version: version.MustParse("mc"), Generation: 1}
 		set, err := NewFileSet(wfs, desc)
 		if err != nil {
 			t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/cli"
 )
 
@@ -64,7 +65,7 @@ func run(ctx context.Context, args []string, env *cli.Env) int {
 	}
 	app := &ucli.App{
 		Name:                      "castable",
-		Usage:                     "write, read, verify and convert Cassandra SSTables (mc, la)",
+		Usage:                     "write, read, verify and convert Cassandra and ScyllaDB SSTables of every version (la, ma … oa)",
 		Description:               appDescription,
 		Writer:                    stdout,
 		ErrWriter:                 stderr,
@@ -153,8 +154,22 @@ func compressionFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "compression", Usage: "`CODEC`: lz4, snappy, deflate, zstd or none"},
 		&ucli.IntFlag{Name: "chunk-length-kb", Usage: "uncompressed chunk length in `KiB` (a power of two)"},
 		&ucli.IntFlag{Name: "generation", Usage: "generation `N` of the first SSTable written (default: the next free one in --out)"},
+		&ucli.BoolFlag{Name: "uuid-identifiers", Usage: "name SSTables with UUID-based identifiers (Cassandra 4.1+) instead of generations"},
+		&ucli.IntFlag{Name: "column-index-size-kb", Usage: "column_index_size in `KiB`: rows of a partition are indexed in blocks of that size (default: the version's, 64)"},
+		&ucli.StringFlag{Name: "expiration-overflow-policy", Value: "reject", Usage: "`POLICY` for deletion and expiry times past 2038 in versions before oa: reject (an error naming the partition) or cap (to 2038-01-19, as Cassandra's CAP)"},
 		&ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "`N` cores for compression (default: all)"},
 	}
+}
+
+// overflowPolicy parses --expiration-overflow-policy: whether to cap.
+func overflowPolicy(c *ucli.Context) (bool, error) {
+	switch strings.ToLower(c.String("expiration-overflow-policy")) {
+	case "", "reject":
+		return false, nil
+	case "cap", "cap_nowarn":
+		return true, nil
+	}
+	return false, cli.Usagef("--expiration-overflow-policy %q: want reject or cap", c.String("expiration-overflow-policy"))
 }
 
 func writeCommand(ctx context.Context, env *cli.Env) *ucli.Command {
@@ -186,7 +201,8 @@ Example:
   castable write --schema ks.cql --format la --compression snappy --cql load.cql --out out`,
 		Flags: append(append(schemaFlags(true),
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`DIR` to write the SSTables into", Required: true},
-			&ucli.StringFlag{Name: "format", Value: "mc", Usage: "SSTable `FORMAT`: mc (Cassandra 3.x) or la (2.2)"},
+			&ucli.StringFlag{Name: "format", Value: cli.DefaultFormat, Usage: "SSTable `VERSION`: la (Cassandra 2.2), ma … me (3.x), na, nb (4.x; nb is also 5.0's default), oa (5.0)"},
+			&ucli.StringFlag{Name: "partitioner", Usage: "the cluster's partitioner `NAME`, short or full class name: " + strings.Join(dht.Names(), ", ") + " (default Murmur3Partitioner)"},
 			&ucli.StringFlag{Name: "cql", Usage: "read CQL statements from `FILE` (- for stdin)"},
 			&ucli.StringFlag{Name: "csv", Usage: "read CSV records from `FILE` (- for stdin)"},
 			&ucli.StringFlag{Name: "columns", Usage: "CSV: the `a,b,c` column of each field (default: the header, else cqlsh's order)"},
@@ -205,11 +221,16 @@ Example:
 		Action: func(c *ucli.Context) error {
 			opts := cli.WriteOptions{
 				Schema: c.String("schema"), Table: c.String("table"), Out: c.String("out"),
-				CQL: c.String("cql"), CSV: c.String("csv"), Format: c.String("format"),
+				CQL: c.String("cql"), CSV: c.String("csv"), Format: c.String("format"), Partitioner: c.String("partitioner"),
 				Compression: c.String("compression"), ChunkLengthKB: c.Int("chunk-length-kb"),
 				Generation: c.Int("generation"), Jobs: c.Int("jobs"), Timestamp: c.Int64("timestamp"),
 				HeaderAllColumns: c.Bool("header-all-columns"), ScyllaShadowable: c.Bool("scylla-shadowable"),
 				ShadowableAsRegular: c.Bool("shadowable-as-regular"),
+				UUIDIdentifiers:     c.Bool("uuid-identifiers"), ColumnIndexSizeKB: c.Int("column-index-size-kb"),
+			}
+			var err error
+			if opts.CapDeletionTimes, err = overflowPolicy(c); err != nil {
+				return err
 			}
 			switch c.NArg() {
 			case 0:
@@ -218,7 +239,6 @@ Example:
 			default:
 				return cli.Usagef("takes at most one input file, got %d arguments; flags go before it", c.NArg())
 			}
-			var err error
 			if opts.MemtableSize, err = parseSize(c.String("memtable-size")); err != nil {
 				return cli.Usagef("--memtable-size: %v", err)
 			}
@@ -374,20 +394,25 @@ func convertCommand(ctx context.Context, env *cli.Env) *ucli.Command {
 		ArgsUsage: "SSTABLE...",
 		Description: `Streams each input through a reader into a writer, row by row, so memory
 stays bounded whatever the partition sizes; inputs are converted in parallel.
-Converts la to mc and mc to la, changes the codec or the chunk length, or
-rewrites in the same format. Outputs appear atomically (temporary names,
+Converts between any two versions (la, ma … oa: upgrade and downgrade),
+changes the codec or the chunk length, or rewrites in the same version (the
+default without --to). Without --compression each input's compressor, its
+options and chunk length are kept; without --column-index-size-kb, the
+granularity the input's row index shows. Outputs appear atomically (temporary names,
 TOC.txt last) and are all removed when any conversion fails. Carries over
-repairedAt, the level and the commit log positions (and ancestors from la to
-la). Data the target cannot hold is an error naming the partition, unless a
+the partitioner and every Statistics.db value that does not follow from the
+data: repairedAt, pending repair, the level, the commit log positions, the
+originating host id (and ancestors from la to la). Data the target cannot hold is an error naming the partition, unless a
 flag says how to degrade it. The Data.db path of every output is printed on
 stdout.
 
 Example:
-  castable convert --to mc --schema ks.cql --out out data/ks/t/la-1-big-Data.db
+  castable convert --to nb --schema ks.cql --out out data/ks/t/la-1-big-Data.db
+  castable convert --to mc --out out data/ks/t/oa-3gll_1kke_3qdyo2i4kzfpt3cqcy-big-Data.db
   castable convert --compression zstd --chunk-length-kb 16 --out out data/ks/t`,
 		Flags: append(append(schemaFlags(false),
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`DIR` to write into", Required: true},
-			&ucli.StringFlag{Name: "to", Value: "mc", Usage: "target `FORMAT`: mc or la"},
+			&ucli.StringFlag{Name: "to", Usage: "target `VERSION`: la, ma … me, na, nb, nc, oa (default: each input's own)"},
 			&ucli.BoolFlag{Name: "scylla-shadowable", Usage: "mc: encode shadowable row deletions as ScyllaDB does (flag 0x80)"},
 			&ucli.BoolFlag{Name: "shadowable-as-regular", Usage: "la: write shadowable row deletions as regular ones instead of failing"},
 			&ucli.BoolFlag{Name: "header-all-columns", Usage: "mc: list every table column in the serialization header (as ScyllaDB does)"},
@@ -396,15 +421,21 @@ Example:
 			if c.NArg() == 0 {
 				return cli.Usagef("missing SSTable")
 			}
+			capTimes, err := overflowPolicy(c)
+			if err != nil {
+				return err
+			}
 			ctx, stop := interruptible(ctx)
 			defer stop()
-			_, err := cli.Convert(ctx, env, cli.ConvertOptions{
+			_, err = cli.Convert(ctx, env, cli.ConvertOptions{
 				SSTables: c.Args().Slice(), Out: c.String("out"), To: c.String("to"),
 				Compression: c.String("compression"), ChunkLengthKB: c.Int("chunk-length-kb"),
 				Schema: c.String("schema"), Table: c.String("table"), Generation: c.Int("generation"),
 				Jobs: c.Int("jobs"), ScyllaShadowable: c.Bool("scylla-shadowable"),
 				ShadowableAsRegular: c.Bool("shadowable-as-regular"),
 				HeaderAllColumns:    c.Bool("header-all-columns"),
+				UUIDIdentifiers:     c.Bool("uuid-identifiers"), ColumnIndexSizeKB: c.Int("column-index-size-kb"),
+				CapDeletionTimes: capTimes,
 			})
 			return err
 		},

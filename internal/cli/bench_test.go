@@ -65,7 +65,7 @@ func writeConvertInput(b *testing.B, dir, schemaFile string, n int) (string, int
 	for i := range keys {
 		keys[i] = binary.BigEndian.AppendUint32(nil, uint32(i))
 	}
-	slices.SortFunc(keys, func(x, y []byte) int { return dht.Compare(dht.Token(x), x, dht.Token(y), y) })
+	slices.SortFunc(keys, func(x, y []byte) int { return dht.ComparePartitions(dht.Murmur3.Token(x), x, dht.Murmur3.Token(y), y) })
 	w, err := la.NewWriter(table, sstables.WriterOptions{Dir: dir, Generation: 1,
 		Compression: &compress.Params{Codec: compress.LZ4}, ExpectedPartitions: int64(n)}, la.Options{})
 	if err != nil {

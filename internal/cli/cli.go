@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/castable-db/castable/bulk"
 	"golang.org/x/term"
 )
 
@@ -92,13 +93,15 @@ func Usagef(format string, args ...any) error {
 }
 
 // ExitCode maps a command's error to the process exit status: ExitOK for
-// nil, ExitUsage for a UsageError, ExitData for anything else.
+// nil, ExitUsage for a UsageError or a bulk.OptionError, ExitData for
+// anything else.
 func ExitCode(err error) int {
 	if err == nil {
 		return ExitOK
 	}
 	var u *UsageError
-	if errors.As(err, &u) {
+	var o *bulk.OptionError
+	if errors.As(err, &u) || errors.As(err, &o) {
 		return ExitUsage
 	}
 	return ExitData

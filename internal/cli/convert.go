@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/castable-db/castable/sstables/version"
 	"io"
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,8 +18,6 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
-	"github.com/castable-db/castable/sstables/la"
-	"github.com/castable-db/castable/sstables/mc"
 )
 
 // ConvertOptions configure Convert.
@@ -25,7 +26,8 @@ type ConvertOptions struct {
 	SSTables []string
 	// Out is the directory written to (created when missing).
 	Out string
-	// To is the target format, "mc" (the default) or "la".
+	// To is the target version (any writable one: la, ma … oa); "" keeps
+	// each input's version (la for the read-only ka and lb).
 	To string
 	// Compression is the target codec; "" keeps each input's.
 	Compression string
@@ -38,6 +40,18 @@ type ConvertOptions struct {
 	// Generation is the generation of the first output; 0 means the next
 	// free one in Out. Outputs take successive generations in input order.
 	Generation int
+	// UUIDIdentifiers names each output with a new UUID-based identifier
+	// (Cassandra 4.1+) instead of an integer generation.
+	UUIDIdentifiers bool
+	// ColumnIndexSizeKB is the target's column_index_size in KiB; 0 means
+	// the size the input's row index shows (InferColumnIndexSize), or the
+	// target version's default when the input does not tell.
+	ColumnIndexSizeKB int
+	// CapDeletionTimes writes deletion and expiration times past
+	// 2038-01-19 as that day into versions before oa (Cassandra's
+	// expiration_date_overflow_policy CAP); by default they are an error
+	// naming the partition.
+	CapDeletionTimes bool
 	// Jobs is the number of cores used: inputs are converted in parallel,
 	// the rest of the cores compress chunks; 0 means all cores.
 	Jobs int
@@ -80,8 +94,13 @@ func Convert(ctx context.Context, env *Env, opts ConvertOptions) ([]*sstables.Wr
 	if err != nil {
 		return nil, err
 	}
-	format, err := writeFormat(opts.To, la.Options{ShadowableAsRegular: opts.ShadowableAsRegular})
-	if err != nil {
+	var format sstables.Format
+	if opts.To != "" {
+		if format, err = writeFormat(opts.To); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := columnIndexSize(opts.ColumnIndexSizeKB); err != nil {
 		return nil, err
 	}
 	if opts.Compression != "" {
@@ -96,7 +115,7 @@ func Convert(ctx context.Context, env *Env, opts ConvertOptions) ([]*sstables.Wr
 		return nil, err
 	}
 	gen := opts.Generation
-	if gen == 0 {
+	if gen == 0 && !opts.UUIDIdentifiers {
 		if gen, err = sstables.NextGeneration(nil, opts.Out); err != nil {
 			return nil, err
 		}
@@ -127,7 +146,15 @@ func Convert(ctx context.Context, env *Env, opts ConvertOptions) ([]*sstables.Wr
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			res, err := convertOne(ctx, d, table, format, opts, gen+i, compressJobs, prog)
+			f := format
+			if f == nil {
+				f = keepVersion(d.Version)
+			}
+			g := gen + i
+			if opts.UUIDIdentifiers {
+				g = 0
+			}
+			res, err := convertOne(ctx, d, table, f, opts, g, compressJobs, prog)
 			results[i], errs[i] = res, err
 			if err != nil {
 				cancel()
@@ -161,9 +188,35 @@ func Convert(ctx context.Context, env *Env, opts ConvertOptions) ([]*sstables.Wr
 	}
 	d := time.Since(start)
 	env.infof("castable convert: %d SSTables -> %d SSTables (%s) in %s: %s rows, %s partitions, input Data.db %s, output %s (ratio %.3f), %s, %s rows/s",
-		len(descs), len(done), format.Version(), opts.Out, groupDigits(rows), groupDigits(partitions),
+		len(descs), len(done), outputVersions(done), opts.Out, groupDigits(rows), groupDigits(partitions),
 		humanBytes(inputBytes), humanBytes(output), ratio(output, inputBytes), roundDuration(d), groupDigits(perSecond(rows, d)))
 	return done, nil
+}
+
+// keepVersion returns the format convert writes for an input of version v
+// without --to: v itself, or la for the read-only 2.x versions, or
+// DefaultFormat.
+func keepVersion(v version.Version) sstables.Format {
+	if f, err := sstables.LookupVersion(v); err == nil && v.Writable() {
+		return f
+	}
+	name := DefaultFormat
+	if v.LegacyCells() {
+		name = "la"
+	}
+	f, _ := sstables.Lookup(name)
+	return f
+}
+
+// outputVersions lists the versions of the SSTables written.
+func outputVersions(rs []*sstables.WriteResult) string {
+	var names []string
+	for _, r := range rs {
+		if n := r.Descriptor.Version.String(); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // firstError returns the first non-nil error that is not a cancellation
@@ -196,15 +249,34 @@ func convertOne(ctx context.Context, desc sstables.Descriptor, table *schema.Tab
 		return nil, err
 	}
 	wopts := sstables.WriterOptions{
-		Dir:              opts.Out,
-		Generation:       gen,
-		Compression:      &params,
-		Jobs:             jobs,
-		ScyllaShadowable: opts.ScyllaShadowable,
-		HeaderAllColumns: opts.HeaderAllColumns,
+		Dir:                 opts.Out,
+		Generation:          gen,
+		Compression:         &params,
+		Jobs:                jobs,
+		ColumnIndexSize:     opts.ColumnIndexSizeKB << 10,
+		ScyllaShadowable:    opts.ScyllaShadowable,
+		HeaderAllColumns:    opts.HeaderAllColumns,
+		ShadowableAsRegular: opts.ShadowableAsRegular,
 	}
-	carryOver(r, &wopts)
-	if !wopts.Stats.Known && format.Version() == "mc" {
+	if gen == 0 {
+		wopts.UUID = sstables.NewUUIDID().String()
+	}
+	sstables.CarryOver(r, &wopts)
+	if wopts.ColumnIndexSize == 0 {
+		// The granularity the input's row index shows.
+		if ci, ok := r.(columnIndexInferrer); ok {
+			def := format.Version().Profile().DefaultColumnIndexSize
+			size, exact, err := ci.InferColumnIndexSize(def)
+			if err != nil {
+				return nil, err
+			}
+			if exact {
+				wopts.ColumnIndexSize = size
+			}
+		}
+	}
+	capTimes := opts.CapDeletionTimes && !format.Version().UIntDeletionTime()
+	if !wopts.Stats.Known && !format.Version().LegacyCells() {
 		// An input without mc's serialization header (la): take the
 		// minima and the columns from the data, as a flush of that data
 		// would, with a first pass over it.
@@ -245,6 +317,9 @@ func convertOne(ctx context.Context, desc sstables.Descriptor, table *schema.Tab
 		pos := sc.Position()
 		prog.addBytes(pos - lastPos)
 		lastPos = pos
+		if capTimes {
+			p.CapDeletionTimes(mutation.MaxLegacyDeletionTime, false)
+		}
 		if err := w.StartPartition(p); err != nil {
 			return nil, partitionError(desc, r.Table(), p.Key, err)
 		}
@@ -259,8 +334,14 @@ func convertOne(ctx context.Context, desc sstables.Descriptor, table *schema.Tab
 			}
 			if row != nil {
 				rows++
+				if capTimes {
+					row.CapDeletionTimes(mutation.MaxLegacyDeletionTime)
+				}
 				err = w.AppendRow(row)
 			} else {
+				if capTimes {
+					marker.CapDeletionTimes(mutation.MaxLegacyDeletionTime)
+				}
 				err = w.AppendMarker(marker)
 			}
 			if err != nil {
@@ -277,6 +358,12 @@ func convertOne(ctx context.Context, desc sstables.Descriptor, table *schema.Tab
 		return nil, err
 	}
 	return res, nil
+}
+
+// columnIndexInferrer is a reader that can tell the column index size its
+// SSTable was written with (the BIG format's InferColumnIndexSize).
+type columnIndexInferrer interface {
+	InferColumnIndexSize(def int) (size int, exact bool, err error)
 }
 
 // scanStats reads r once and returns the statistics a memtable holding its
@@ -354,44 +441,4 @@ func convertParams(desc sstables.Descriptor, opts ConvertOptions) (compress.Para
 		p.ChunkLength = opts.ChunkLengthKB << 10
 	}
 	return p, nil
-}
-
-// carryOver copies the Statistics.db values that do not follow from the
-// data, the exact partition count (for a reproducible bloom filter) and,
-// from an mc input, the serialization header's minima and columns.
-func carryOver(r sstables.Reader, o *sstables.WriterOptions) {
-	switch r := r.(type) {
-	case *mc.Reader:
-		s := &r.Statistics().Stats
-		o.Metadata = sstables.Metadata{RepairedAt: s.RepairedAt, Level: int(s.Level), CommitLogIntervals: s.CommitLogIntervals}
-		o.ExpectedPartitions = histogramCount(mcHistogram(s.PartitionSizes))
-		if h := r.Header(); h != nil {
-			t := r.Table()
-			stats := sstables.DataStats{Known: true, MinTimestamp: h.Stats.MinTimestamp,
-				MinLocalDeletionTime: h.Stats.MinLocalDeletionTime, MinTTL: h.Stats.MinTTL}
-			for _, list := range [][]mc.HeaderColumn{h.Static, h.Regular} {
-				for _, hc := range list {
-					if c := t.Column(hc.Name); c != nil {
-						stats.Columns = append(stats.Columns, c)
-					}
-				}
-			}
-			o.Stats = stats
-		}
-	case *la.Reader:
-		st := r.Statistics()
-		m := sstables.Metadata{RepairedAt: st.RepairedAt, Level: int(st.Level)}
-		if st.ReplayPosition != la.ReplayPositionNone {
-			lower := sstables.CommitLogPosition{}
-			if st.CommitLogLowerBound != nil {
-				lower = *st.CommitLogLowerBound
-			}
-			m.CommitLogIntervals = []sstables.CommitLogInterval{{Lower: lower, Upper: st.ReplayPosition}}
-		}
-		for _, a := range st.Ancestors {
-			m.Ancestors = append(m.Ancestors, int(a))
-		}
-		o.Metadata = m
-		o.ExpectedPartitions = histogramCount(laHistogram(st.PartitionSizes))
-	}
 }

@@ -134,7 +134,7 @@ func TestEndToEndPipeline(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("write: exit %d: %s", code, stderr)
 	}
-	if want := filepath.Join(out, "mc-7-big-Data.db") + "\n"; paths != want {
+	if want := filepath.Join(out, "nb-7-big-Data.db") + "\n"; paths != want { // nb: the default
 		t.Errorf("write printed %q on stdout, want %q", paths, want)
 	}
 	if !strings.Contains(stderr, "castable write:") {

@@ -73,12 +73,19 @@ func TestFlushMatchesWrite(t *testing.T) {
 	frozen := m.Freeze()
 
 	for _, f := range []sstables.Format{mc.Format, la.Format{}} {
+		f := f
 		for _, codec := range []string{"lz4", "none"} {
-			t.Run(f.Version()+"/"+codec, func(t *testing.T) {
+			t.Run(f.Version().String()+"/"+codec, func(t *testing.T) {
 				c, _ := compress.ParseCodec(codec)
 				flushed, written := t.TempDir(), t.TempDir()
-				if _, err := flush.Flush(context.Background(), frozen, flush.Options{Format: f, Dir: flushed, Generation: 1,
-					Compression: &compress.Params{Codec: c}}); err != nil {
+				if _, err := flush.Flush(context.Background(), frozen, flush.Options{
+					Format: f,
+					WriterOptions: sstables.WriterOptions{
+						Dir:         flushed,
+						Generation:  1,
+						Compression: &compress.Params{Codec: c},
+					},
+				}); err != nil {
 					t.Fatal(err)
 				}
 				dump := filepath.Join(t.TempDir(), "dump.json")
@@ -90,7 +97,7 @@ func TestFlushMatchesWrite(t *testing.T) {
 					t.Fatal(err)
 				}
 				if _, err := Write(context.Background(), quietEnv(), WriteOptions{Schema: schemaFile, Out: written, Input: dump,
-					Format: f.Version(), Compression: codec, Generation: 1, Jobs: 2}); err != nil {
+					Format: f.Version().String(), Compression: codec, Generation: 1, Jobs: 2}); err != nil {
 					t.Fatal(err)
 				}
 				want, got := readFiles(t, flushed), readFiles(t, written)

@@ -75,6 +75,7 @@ func TestLayoutGolden(t *testing.T) {
 		{"layout_mc_promoted_index.txt", []string{"mc-write", "many_range_tombstones"}, "key1"},
 		{"layout_la_promoted_index.txt", []string{"cassandra", "promoted_index_read"}, ""},
 		{"layout_la_promoted_index_key.txt", []string{"cassandra", "promoted_index_read"}, "00000000"},
+		{"layout_mc_byteordered.txt", []string{"cassandra-legacy", "mc", "legacy_mc_simple"}, ""},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var out bytes.Buffer

@@ -10,11 +10,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/big"
 	"github.com/castable-db/castable/sstables/la"
-	"github.com/castable-db/castable/sstables/mc"
 )
 
 // LayoutOptions configure Layout.
@@ -145,8 +146,8 @@ type layoutBlock struct {
 func indexEntries(r sstables.Reader, t *schema.Table, fn func(e *layoutEntry) error) error {
 	var e layoutEntry
 	switch r := r.(type) {
-	case *mc.Reader:
-		return r.Index(func(ie *mc.IndexEntry) error {
+	case *big.Reader:
+		return r.Index(func(ie *big.IndexEntry) error {
 			e = layoutEntry{indexOffset: ie.Offset, key: ie.Key, position: ie.Position, deletion: mutation.Live, blocks: e.blocks[:0]}
 			if pi := ie.Promoted; pi != nil {
 				e.deletion = pi.Deletion
@@ -192,13 +193,14 @@ func writePartitions(w io.Writer, r sstables.Reader, t *schema.Table, key []byte
 				return
 			}
 			found = true
-			writePromoted(w, t, e, end)
+			writePromoted(w, t, r.Partitioner(), e, end)
 			return
 		}
 		if n == 0 {
-			fmt.Fprintf(w, "%9s %12s %10s %12s %7s  %s\n", "partition", "data offset", "size", "index offset", "blocks", "key")
+			fmt.Fprintf(w, "%9s %12s %10s %12s %7s  %s\n", "partition", "data offset", "size", "index offset", "blocks", "key (token)")
 		}
-		fmt.Fprintf(w, "%9d %12d %10s %12d %7d  %s\n", n, e.position, sizeText(e.position, end), e.indexOffset, len(e.blocks), mutation.FormatKey(t, e.key))
+		fmt.Fprintf(w, "%9d %12d %10s %12d %7d  %s (%s)\n", n, e.position, sizeText(e.position, end), e.indexOffset, len(e.blocks),
+			mutation.FormatKey(t, e.key), tokenText(r.Partitioner(), e.key))
 		n++
 	}
 	err := indexEntries(r, t, func(e *layoutEntry) error {
@@ -233,10 +235,13 @@ func sizeText(start, end int64) string {
 	return fmt.Sprint(end - start)
 }
 
+// tokenText is the token of key in the partitioner's own form.
+func tokenText(p dht.Partitioner, key []byte) string { return p.String(p.Token(key)) }
+
 // writePromoted prints one partition's entry and its promoted index
 // blocks.
-func writePromoted(w io.Writer, t *schema.Table, e *layoutEntry, end int64) {
-	fmt.Fprintf(w, "Partition %s\n", mutation.FormatKey(t, e.key))
+func writePromoted(w io.Writer, t *schema.Table, part dht.Partitioner, e *layoutEntry, end int64) {
+	fmt.Fprintf(w, "Partition %s (token %s)\n", mutation.FormatKey(t, e.key), tokenText(part, e.key))
 	fmt.Fprintf(w, "  Data.db offset %d, size %s; Index.db offset %d\n", e.position, sizeText(e.position, end), e.indexOffset)
 	fmt.Fprintf(w, "  partition deletion: %s\n", formatDeletion(e.deletion))
 	if len(e.blocks) == 0 {

@@ -54,7 +54,7 @@ func mcWriteCases(t *testing.T) []mcWriteCase {
 
 // writeFlags are the write options case.txt asks for.
 func (c mcWriteCase) writeOptions(out string) WriteOptions {
-	opts := WriteOptions{Schema: filepath.Join(c.dir, "schema.cql"), Out: out, Generation: 1, Jobs: 1}
+	opts := WriteOptions{Schema: filepath.Join(c.dir, "schema.cql"), Out: out, Format: "mc", Generation: 1, Jobs: 1}
 	if h := c.facts["header-columns"]; len(h) > 0 && strings.HasPrefix(h[0], "all table columns") {
 		opts.HeaderAllColumns = true
 	}
@@ -153,7 +153,15 @@ func TestWriteLAFromJSON(t *testing.T) {
 			opts := c.writeOptions(out)
 			opts.Input = filepath.Join(c.dir, "data.json")
 			opts.Format, opts.Compression, opts.HeaderAllColumns = "la", "lz4", false
-			if _, err := Write(context.Background(), quietEnv(), opts); err != nil {
+			_, err := Write(context.Background(), quietEnv(), opts)
+			if c.name == "different_types" {
+				// A duration column: Cassandra 2.2 has no such type.
+				if err == nil || !strings.Contains(err.Error(), "no duration type") {
+					t.Fatalf("la of a table with a duration: %v", err)
+				}
+				return
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			if err := Verify(quietEnv(), VerifyOptions{SSTables: []string{out}, Schema: opts.Schema}); err != nil {

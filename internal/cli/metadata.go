@@ -3,16 +3,15 @@ package cli
 import (
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
-	"github.com/castable-db/castable/sstables/la"
-	"github.com/castable-db/castable/sstables/mc"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // MetadataOptions configure Metadata.
@@ -32,17 +31,21 @@ type MetadataOptions struct {
 // SSTableMetadata is what castable metadata reports: Statistics.db,
 // CompressionInfo.db (or CRC.db), Summary.db and TOC.txt.
 type SSTableMetadata struct {
-	SSTable     string `json:"sstable"`
-	Version     string `json:"version"`
-	Generation  int    `json:"generation"`
+	SSTable    string `json:"sstable"`
+	Version    string `json:"version"`
+	Generation int    `json:"generation,omitempty"`
+	// UUID is the UUID-based identifier, when the SSTable has one.
+	UUID        string `json:"uuid,omitempty"`
 	Partitioner string `json:"partitioner,omitempty"`
 	// BloomFilterFPChance is 0 for la (which does not record it).
 	BloomFilterFPChance float64 `json:"bloom_filter_fp_chance,omitempty"`
 
-	MinTimestamp         int64  `json:"min_timestamp"`
-	MaxTimestamp         int64  `json:"max_timestamp"`
-	MinLocalDeletionTime *int32 `json:"min_local_deletion_time,omitempty"`
-	MaxLocalDeletionTime int32  `json:"max_local_deletion_time"`
+	MinTimestamp int64 `json:"min_timestamp"`
+	MaxTimestamp int64 `json:"max_timestamp"`
+	// MinLocalDeletionTime and MaxLocalDeletionTime are as stored
+	// (2147483647, or 4294967295 from oa on, for none).
+	MinLocalDeletionTime *int64 `json:"min_local_deletion_time,omitempty"`
+	MaxLocalDeletionTime int64  `json:"max_local_deletion_time"`
 	MinTTL               *int32 `json:"min_ttl,omitempty"`
 	MaxTTL               *int32 `json:"max_ttl,omitempty"`
 
@@ -58,6 +61,18 @@ type SSTableMetadata struct {
 	HasLegacyCounterShards       bool                         `json:"has_legacy_counter_shards"`
 	TotalRows                    *int64                       `json:"total_rows,omitempty"`
 	TotalColumnsSet              *int64                       `json:"total_columns_set,omitempty"`
+	// PendingRepair and IsTransient are 4.0's (na on).
+	PendingRepair string `json:"pending_repair,omitempty"`
+	IsTransient   *bool  `json:"is_transient,omitempty"`
+	// HasPartitionLevelDeletions, FirstKey and LastKey, CoveredClustering
+	// and TokenSpaceCoverage are 5.0's (nc, oa on).
+	HasPartitionLevelDeletions *bool            `json:"has_partition_level_deletions,omitempty"`
+	FirstKey                   string           `json:"first_key,omitempty"`
+	LastKey                    string           `json:"last_key,omitempty"`
+	CoveredClustering          *ClusteringSlice `json:"covered_clustering,omitempty"`
+	TokenSpaceCoverage         *float64         `json:"token_space_coverage,omitempty"`
+	// Oddities are what the Statistics.db decoder tolerated.
+	Oddities []string `json:"oddities,omitempty"`
 
 	// EstimatedPartitions is the partition count the size histogram holds.
 	EstimatedPartitions int64             `json:"estimated_partitions"`
@@ -85,6 +100,13 @@ type CompressionMetadata struct {
 	// Ratio is DataFileSize / DataLength as written (Statistics.db's
 	// compression ratio; -1 when uncompressed).
 	Ratio float64 `json:"compression_ratio"`
+}
+
+// ClusteringSlice is the covered clustering slice (improved min/max).
+type ClusteringSlice struct {
+	Types []string `json:"types"`
+	Start string   `json:"start"`
+	End   string   `json:"end"`
 }
 
 // HistogramBucket counts the values in (previous Upper, Upper]; Overflow
@@ -126,6 +148,10 @@ type SummaryMetadata struct {
 	SizeAtFullSampling int    `json:"size_at_full_sampling"`
 	FirstKey           string `json:"first_key"`
 	LastKey            string `json:"last_key"`
+	// FirstToken and LastToken are the keys' tokens in the partitioner's
+	// own form (empty when the partitioner is not known).
+	FirstToken string `json:"first_token,omitempty"`
+	LastToken  string `json:"last_token,omitempty"`
 }
 
 // Metadata prints an SSTable's metadata, as text like sstablemetadata or
@@ -163,21 +189,9 @@ func ReadMetadata(opts MetadataOptions) (*SSTableMetadata, error) {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	md := &SSTableMetadata{SSTable: strings.TrimSuffix(desc.Filename(""), "-"), Version: desc.Version, Generation: desc.Generation}
-	var tombstones *sstables.StreamingHistogram
-	switch r := r.(type) {
-	case *mc.Reader:
-		fillMC(md, r.Statistics(), table)
-		tombstones = sstables.NewStreamingHistogram(0)
-		for _, b := range r.Statistics().Stats.TombstoneDropTimes {
-			tombstones.UpdateN(b.Point, b.Count)
-		}
-	case *la.Reader:
-		fillLA(md, r.Statistics(), table)
-		tombstones = r.Statistics().TombstoneDropTimes
-	default:
-		return nil, fmt.Errorf("%s: no metadata reader for version %s", desc, desc.Version)
-	}
+	md := &SSTableMetadata{SSTable: strings.TrimSuffix(desc.Filename(""), "-"), Version: desc.Version.String(), Generation: desc.Generation, UUID: desc.UUID}
+	fillStatistics(md, r.Statistics(), desc.Version, table)
+	tombstones := r.Statistics().Stats.TombstoneDropTimes
 	if cells := histogramMean(md.CellCounts) * histogramCount(md.CellCounts); cells > 0 && tombstones != nil {
 		md.EstimatedDroppableTombstones = streamingSum(tombstones, float64(now.Unix())) / float64(cells)
 	}
@@ -188,29 +202,71 @@ func ReadMetadata(opts MetadataOptions) (*SSTableMetadata, error) {
 	return md, nil
 }
 
-func fillMC(md *SSTableMetadata, st *mc.Statistics, t *schema.Table) {
+// storedDeletionTime is a local deletion time as version v stores it.
+func storedDeletionTime(ldt int64, v version.Version) int64 {
+	if v.UIntDeletionTime() {
+		return int64(sstables.UnsignedDeletionTime(ldt))
+	}
+	return int64(sstables.LegacyDeletionTime(ldt))
+}
+
+// fillStatistics copies Statistics.db into md: every field version v
+// stores, by name.
+func fillStatistics(md *SSTableMetadata, st *sstables.Statistics, v version.Version, t *schema.Table) {
 	s := &st.Stats
 	md.Partitioner = st.Partitioner
 	md.BloomFilterFPChance = st.BloomFilterFPChance
 	md.MinTimestamp, md.MaxTimestamp = s.MinTimestamp, s.MaxTimestamp
-	md.MinLocalDeletionTime = &s.MinLocalDeletionTime
-	md.MaxLocalDeletionTime = s.MaxLocalDeletionTime
-	md.MinTTL, md.MaxTTL = &s.MinTTL, &s.MaxTTL
+	md.MaxLocalDeletionTime = storedDeletionTime(s.MaxLocalDeletionTime, v)
+	if !v.LegacyCells() {
+		minLDT := storedDeletionTime(s.MinLocalDeletionTime, v)
+		md.MinLocalDeletionTime = &minLDT
+		md.MinTTL, md.MaxTTL = &s.MinTTL, &s.MaxTTL
+		md.TotalRows, md.TotalColumnsSet = &s.TotalRows, &s.TotalColumnsSet
+		md.CommitLogIntervals = s.CommitLogIntervals
+	} else {
+		rp := s.CommitLogUpperBound
+		md.ReplayPosition = &rp
+		md.Ancestors = st.Ancestors
+	}
 	md.Compression.Ratio = s.CompressionRatio
 	md.Level, md.RepairedAt = s.Level, s.RepairedAt
-	md.CommitLogIntervals = s.CommitLogIntervals
 	if len(s.OriginatingHostID) == 16 {
 		md.OriginatingHostID = formatUUID(s.OriginatingHostID)
 	}
 	md.HasLegacyCounterShards = s.HasLegacyCounterShards
-	md.TotalRows, md.TotalColumnsSet = &s.TotalRows, &s.TotalColumnsSet
-	md.PartitionSizes = mcHistogram(s.PartitionSizes)
-	md.CellCounts = mcHistogram(s.CellsPerPartition)
-	for _, b := range s.TombstoneDropTimes {
-		md.TombstoneDropTimes = append(md.TombstoneDropTimes, TombstoneBin{Time: b.Point, Count: b.Count})
+	md.PartitionSizes = laHistogram(s.PartitionSizes)
+	md.CellCounts = laHistogram(s.CellsPerPartition)
+	if h := s.TombstoneDropTimes; h != nil {
+		points, counts := h.Bins()
+		for i, p := range points {
+			md.TombstoneDropTimes = append(md.TombstoneDropTimes, TombstoneBin{Time: p, Count: counts[i]})
+		}
 	}
-	md.MinClustering = clusteringStrings(t, s.MinClusteringValues)
-	md.MaxClustering = clusteringStrings(t, s.MaxClusteringValues)
+	if v.HasLegacyMinMax() {
+		md.MinClustering = clusteringStrings(t, s.MinClusteringValues)
+		md.MaxClustering = clusteringStrings(t, s.MaxClusteringValues)
+	}
+	if v.HasPendingRepair() {
+		if len(s.PendingRepair) == 16 {
+			md.PendingRepair = formatUUID(s.PendingRepair)
+		}
+		md.IsTransient = &s.IsTransient
+	}
+	if v.HasPartitionLevelDeletionsPresenceMarker() {
+		md.HasPartitionLevelDeletions = &s.HasPartitionLevelDeletions
+	}
+	if v.HasKeyRange() {
+		md.FirstKey, md.LastKey = mutation.FormatKey(t, s.FirstKey), mutation.FormatKey(t, s.LastKey)
+	}
+	if cs := s.CoveredClustering; cs != nil {
+		md.CoveredClustering = &ClusteringSlice{Types: cs.Types,
+			Start: formatBound(t, cs.Start.Kind, cs.Start.Values), End: formatBound(t, cs.End.Kind, cs.End.Values)}
+	}
+	if v.HasTokenSpaceCoverage() {
+		md.TokenSpaceCoverage = &s.TokenSpaceCoverage
+	}
+	md.Oddities = st.Oddities
 	if h := st.Header; h != nil {
 		hm := &HeaderMetadata{MinTimestamp: h.Stats.MinTimestamp, MinLocalDeletionTime: h.Stats.MinLocalDeletionTime,
 			MinTTL: h.Stats.MinTTL, PartitionKeyType: h.PartitionKeyType, ClusteringTypes: h.ClusteringTypeNames,
@@ -225,35 +281,8 @@ func fillMC(md *SSTableMetadata, st *mc.Statistics, t *schema.Table) {
 	}
 }
 
-func fillLA(md *SSTableMetadata, st *la.Statistics, t *schema.Table) {
-	md.Partitioner = st.Validation.Partitioner
-	md.BloomFilterFPChance = st.Validation.BloomFilterFPChance
-	md.MinTimestamp, md.MaxTimestamp = st.MinTimestamp, st.MaxTimestamp
-	md.MaxLocalDeletionTime = st.MaxLocalDeletionTime
-	md.Compression.Ratio = st.CompressionRatio
-	md.Level, md.RepairedAt = st.Level, st.RepairedAt
-	rp := st.ReplayPosition
-	md.ReplayPosition = &rp
-	md.Ancestors = st.Ancestors
-	md.HasLegacyCounterShards = st.HasLegacyCounterShards
-	md.PartitionSizes = laHistogram(st.PartitionSizes)
-	md.CellCounts = laHistogram(st.CellCounts)
-	if st.TombstoneDropTimes != nil {
-		points, counts := st.TombstoneDropTimes.Bins()
-		for i, p := range points {
-			md.TombstoneDropTimes = append(md.TombstoneDropTimes, TombstoneBin{Time: p, Count: counts[i]})
-		}
-	}
-	md.MinClustering = clusteringStrings(t, st.MinColumnNames)
-	md.MaxClustering = clusteringStrings(t, st.MaxColumnNames)
-}
-
 // fillFiles adds CompressionInfo.db or CRC.db, Summary.db and TOC.txt.
 func fillFiles(md *SSTableMetadata, desc sstables.Descriptor, t *schema.Table) error {
-	traits, err := sstables.Traits(desc.Version)
-	if err != nil {
-		return err
-	}
 	md.Compression.DataFileSize = fileSize(desc.Path(sstables.ComponentData))
 	compressed := fileExists(desc.Path(sstables.ComponentCompressionInfo))
 	if compressed {
@@ -283,12 +312,15 @@ func fillFiles(md *SSTableMetadata, desc sstables.Descriptor, t *schema.Table) e
 		}
 	}
 	if fileExists(desc.Path(sstables.ComponentSummary)) {
-		s, err := sstables.ReadSummary(nil, desc, sstables.SummaryReadOptions{Boundaries: traits.SummaryBoundaries, DataCompressed: compressed})
+		s, err := sstables.ReadSummary(nil, desc, sstables.SummaryReadOptions{DataCompressed: compressed})
 		if err != nil {
 			return err
 		}
 		md.Summary = &SummaryMetadata{Entries: s.Len(), MinIndexInterval: s.MinIndexInterval, SamplingLevel: s.SamplingLevel,
 			SizeAtFullSampling: s.SizeAtFullSampling, FirstKey: mutation.FormatKey(t, s.First), LastKey: mutation.FormatKey(t, s.Last)}
+		if p, err := dht.Lookup(md.Partitioner); err == nil {
+			md.Summary.FirstToken, md.Summary.LastToken = p.String(p.Token(s.First)), p.String(p.Token(s.Last))
+		}
 	}
 	if fileExists(desc.Path(sstables.ComponentTOC)) {
 		toc, err := sstables.ReadTOC(nil, desc)
@@ -307,20 +339,7 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-// mcHistogram converts Statistics.db's serialized pairs (the lower bound of
-// each bucket but the first, and its count) to upper bounds.
-func mcHistogram(pairs []mc.HistogramBucket) []HistogramBucket {
-	out := make([]HistogramBucket, 0, len(pairs))
-	for i, p := range pairs {
-		if i+1 < len(pairs) {
-			out = append(out, HistogramBucket{Upper: pairs[i+1].Offset, Count: p.Count})
-		} else {
-			out = append(out, HistogramBucket{Upper: p.Offset, Count: p.Count, Overflow: true})
-		}
-	}
-	return out
-}
-
+// laHistogram converts an EstimatedHistogram to upper bounds.
 func laHistogram(h *sstables.EstimatedHistogram) []HistogramBucket {
 	if h == nil {
 		return nil

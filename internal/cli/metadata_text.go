@@ -98,8 +98,13 @@ func (md *SSTableMetadata) WriteText(w io.Writer) error {
 	}
 	if s := md.Summary; s != nil {
 		p("Summary: %d entries, min index interval %d, sampling level %d, size at full sampling %d", s.Entries, s.MinIndexInterval, s.SamplingLevel, s.SizeAtFullSampling)
-		p("  first key: %s", s.FirstKey)
-		p("  last key: %s", s.LastKey)
+		if s.FirstToken != "" {
+			p("  first key: %s (token %s)", s.FirstKey, s.FirstToken)
+			p("  last key: %s (token %s)", s.LastKey, s.LastToken)
+		} else {
+			p("  first key: %s", s.FirstKey)
+			p("  last key: %s", s.LastKey)
+		}
 	}
 	if len(md.TOC) > 0 {
 		p("TOC: %s", strings.Join(md.TOC, ", "))
@@ -108,11 +113,13 @@ func (md *SSTableMetadata) WriteText(w io.Writer) error {
 }
 
 // deletionTime renders a local deletion time; Integer.MAX_VALUE means none.
-func deletionTime(v int32) string {
-	if v == 1<<31-1 {
+// deletionTime renders a stored local deletion time (Integer.MAX_VALUE,
+// or from oa 0xFFFFFFFF, for none).
+func deletionTime(v int64) string {
+	if v == 1<<31-1 || v == 1<<32-1 {
 		return fmt.Sprintf("%d (no deletion)", v)
 	}
-	return fmt.Sprintf("%d (%s)", v, isoSeconds(int64(v)))
+	return fmt.Sprintf("%d (%s)", v, isoSeconds(v))
 }
 
 // drawHistogram prints the non-empty buckets with bars scaled to the

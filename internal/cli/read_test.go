@@ -134,7 +134,7 @@ func TestDumpCorpus(t *testing.T) {
 					t.Errorf("canonical dump differs from expected.json: %s", diff)
 				}
 			}
-			if desc.Version == "la" {
+			if desc.Version.LegacyCells() {
 				return // without a schema la values are blobs; round trips are covered by the la package
 			}
 			// dump -> write -> dump.

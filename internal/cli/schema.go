@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/castable-db/castable/cql"
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/schema"
 )
 
@@ -90,4 +91,21 @@ func readSmallFile(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return b, nil
+}
+
+// setPartitioner makes every table of s use the partitioner name (short or
+// full class name; "" leaves the tables' own, Murmur3 by default): a
+// cluster orders all its tables with one.
+func setPartitioner(s *cql.Schema, name string) error {
+	if name == "" {
+		return nil
+	}
+	p, err := dht.Lookup(name)
+	if err != nil {
+		return Usagef("--partitioner: %v", err)
+	}
+	for _, t := range s.Tables {
+		t.Options.Partitioner = p.Name()
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,34 +10,46 @@ import (
 
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
-	"github.com/castable-db/castable/sstables/la"
-	"github.com/castable-db/castable/sstables/mc"
+	_ "github.com/castable-db/castable/sstables/formats" // every format, for sstables.Lookup
 )
 
-// formatFor returns the format that reads (and, for mc and la, writes)
-// SSTables of version.
-func formatFor(version string) (sstables.Format, error) {
-	for _, f := range mc.Formats {
-		if f.Version() == version {
-			return f, nil
-		}
+// DefaultFormat is the version write produces without --format: nb, what
+// Cassandra 4.0, 4.1 and 5.0 (in its shipped compatibility mode) write.
+// convert without --to keeps each input's version.
+const DefaultFormat = "nb"
+
+// columnIndexSize turns a --column-index-size-kb value into
+// WriterOptions.ColumnIndexSize bytes (0: the version's default).
+func columnIndexSize(kb int) (int, error) {
+	if kb < 0 || kb > 1<<20 {
+		return 0, Usagef("--column-index-size-kb %d: want a size in KiB between 1 and 1048576 (0 for the version's default)", kb)
 	}
-	switch version {
-	case "la", "lb", "ka":
-		return la.Format{}, nil
-	}
-	return nil, fmt.Errorf("unsupported SSTable version %q (castable reads mc, md, me, la, lb and ka)", version)
+	return kb << 10, nil
 }
 
-// writeFormat returns the format named by a --format/--to flag.
-func writeFormat(name string, laOpts la.Options) (sstables.Format, error) {
-	switch strings.ToLower(name) {
-	case "", "mc":
-		return mc.Format, nil
-	case "la":
-		return la.Format{Options: laOpts}, nil
+// writeFormat returns the format named by a --format/--to flag ("" means
+// DefaultFormat).
+func writeFormat(name string) (sstables.Format, error) {
+	if name == "" {
+		name = DefaultFormat
 	}
-	return nil, Usagef("unknown SSTable format %q (want mc or la)", name)
+	f, err := sstables.Lookup(strings.ToLower(name))
+	if err != nil {
+		return nil, Usagef("--format: %v", err)
+	}
+	if !f.Version().Writable() {
+		return nil, Usagef("--format: castable reads %s (%s) but does not write it; writable: %s", f.Version(), f.Version().Release(), writableNames())
+	}
+	return f, nil
+}
+
+// writableNames lists the versions castable writes.
+func writableNames() string {
+	var names []string
+	for _, f := range sstables.Formats(true) {
+		names = append(names, f.Version().String())
+	}
+	return strings.Join(names, ", ")
 }
 
 // resolveSSTable turns a command-line argument into one SSTable: the path
@@ -118,11 +129,7 @@ const scanReadAhead = 2
 // openSSTable opens desc for reading, with table or (nil) the schema the
 // version recovers by itself.
 func openSSTable(desc sstables.Descriptor, table *schema.Table) (sstables.Reader, error) {
-	f, err := formatFor(desc.Version)
-	if err != nil {
-		return nil, err
-	}
-	r, err := f.Open(desc, table, sstables.ReaderOptions{ReadAhead: scanReadAhead})
+	r, err := sstables.OpenAny(desc, table, sstables.ReaderOptions{ReadAhead: scanReadAhead})
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +139,7 @@ func openSSTable(desc sstables.Descriptor, table *schema.Table) (sstables.Reader
 // dataFilesIn lists the SSTables of dir by their Data.db files, for
 // directories whose SSTables have no TOC.txt (as some test corpora).
 func dataFilesIn(dir string) ([]sstables.Descriptor, error) {
-	matches, err := filepath.Glob(filepath.Join(dir, "*-big-"+string(sstables.ComponentData)))
+	matches, err := filepath.Glob(filepath.Join(dir, "*-"+string(sstables.ComponentData)))
 	if err != nil {
 		return nil, err
 	}

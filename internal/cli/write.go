@@ -8,17 +8,15 @@ import (
 	"os"
 	"time"
 
+	"github.com/castable-db/castable/bulk"
 	"github.com/castable-db/castable/compress"
-	"github.com/castable-db/castable/cql"
-	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
-	"github.com/castable-db/castable/sstables/la"
 )
 
 // Defaults of WriteOptions.
 const (
 	// DefaultMemtableSize is the memtable memory at which write flushes.
-	DefaultMemtableSize = 64 << 20
+	DefaultMemtableSize = bulk.DefaultMemtableSize
 )
 
 // WriteOptions configure Write. Exactly one input is given: JSON (Input),
@@ -40,8 +38,13 @@ type WriteOptions struct {
 	// CSVOptions say how the CSV input is read.
 	CSVOptions CSVOptions
 
-	// Format is "mc" (the default) or "la".
+	// Format is the SSTable version written (any writable one: la, ma …
+	// oa); "" means DefaultFormat (nb, what Cassandra 4.x and 5.0 write by
+	// default).
 	Format string
+	// Partitioner is the partitioner's class name, full or short
+	// ("ByteOrdered"); "" means Murmur3Partitioner.
+	Partitioner string
 	// Compression is the codec name (lz4, snappy, deflate, zstd, none);
 	// "" means the schema's WITH compression, then Cassandra's default LZ4.
 	Compression string
@@ -51,6 +54,19 @@ type WriteOptions struct {
 	// Generation is the generation of the first SSTable written; 0 means
 	// the next free one in Out.
 	Generation int
+	// UUIDIdentifiers names each SSTable with a UUID-based identifier
+	// (Cassandra 4.1+'s uuid_sstable_identifiers_enabled) instead of an
+	// integer generation.
+	UUIDIdentifiers bool
+	// ColumnIndexSizeKB is column_index_size in KiB: the row index cuts a
+	// partition's rows into blocks of that size; 0 means the version's
+	// default (64 KiB for the big versions).
+	ColumnIndexSizeKB int
+	// CapDeletionTimes writes local deletion and expiration times past
+	// 2038-01-19 as that day (Cassandra's expiration_date_overflow_policy
+	// CAP) in the versions before oa, which cannot store later ones; by
+	// default such data is an error naming the partition (REJECT).
+	CapDeletionTimes bool
 	// HeaderAllColumns lists every table column in mc's serialization
 	// header (as ScyllaDB does), not only those that occur.
 	HeaderAllColumns bool
@@ -129,7 +145,7 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 	if opts.Input != "" && opts.Timestamp != 0 {
 		return nil, Usagef("--timestamp applies to --cql and --csv input; JSON carries its own timestamps")
 	}
-	if opts.CSV == "" && opts.CSVOptions.given() {
+	if opts.CSV == "" && opts.CSVOptions.Given() {
 		return nil, Usagef("CSV options (--columns, --header, --delimiter, --null-string, --ttl) need --csv")
 	}
 	sch, err := loadSchema(opts.Schema)
@@ -140,11 +156,18 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 	if err != nil {
 		return nil, err
 	}
-	format, err := writeFormat(opts.Format, la.Options{ShadowableAsRegular: opts.ShadowableAsRegular})
+	if err := setPartitioner(sch, opts.Partitioner); err != nil {
+		return nil, err
+	}
+	format, err := writeFormat(opts.Format)
 	if err != nil {
 		return nil, err
 	}
-	params, err := compressionParams(table, opts.Compression, opts.ChunkLengthKB)
+	cis, err := columnIndexSize(opts.ColumnIndexSizeKB)
+	if err != nil {
+		return nil, err
+	}
+	params, err := bulk.CompressionParams(table, opts.Compression, opts.ChunkLengthKB)
 	if err != nil {
 		return nil, err
 	}
@@ -174,32 +197,42 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 	prog := newProgress(env, "write", size)
 	counted := &countingReader{r: in, prog: prog}
 
-	sink := newMemtableSink(ctx, table, sinkOptions{
-		format:         format,
-		dir:            opts.Out,
-		generation:     gen,
-		compression:    params,
-		jobs:           opts.Jobs,
-		memtableSize:   opts.MemtableSize,
-		maxSSTableSize: opts.MaxSSTableSize,
-		headerAll:      opts.HeaderAllColumns,
-		scyllaShadow:   opts.ScyllaShadowable,
-		verbatim:       opts.Input != "",
-		now:            now,
-		progress:       prog,
+	sink := bulk.NewMemtableSink(ctx, table, bulk.SinkOptions{
+		Format: format,
+		Writer: sstables.WriterOptions{
+			Dir:                 opts.Out,
+			Generation:          gen,
+			Compression:         &params,
+			Jobs:                opts.Jobs,
+			ColumnIndexSize:     cis,
+			HeaderAllColumns:    opts.HeaderAllColumns,
+			ScyllaShadowable:    opts.ScyllaShadowable,
+			ShadowableAsRegular: opts.ShadowableAsRegular,
+		},
+		UUIDs:            opts.UUIDIdentifiers,
+		CapDeletionTimes: opts.CapDeletionTimes,
+		MemtableSize:     opts.MemtableSize,
+		MaxSSTableSize:   opts.MaxSSTableSize,
+		Verbatim:         opts.Input != "",
+		Now:              now,
+		OnFlushed:        func(r []*sstables.WriteResult) { prog.addSSTables(int64(len(r))) },
 	})
+	read := bulk.ReadOptions{Table: table, Timestamp: ts, Now: now, OnRows: prog.addRows}
 	var rows int64
 	switch {
 	case opts.Input != "":
-		rows, err = loadJSON(counted, opts.Input, table, sink)
+		read.Name = opts.Input
+		rows, err = bulk.ReadJSON(counted, read, sink)
 	case opts.CQL != "":
-		rows, err = loadCQL(counted, opts.CQL, sch, table, cql.Options{DefaultTimestamp: ts, Now: now}, sink)
+		read.Name, read.Schema = opts.CQL, sch
+		rows, err = bulk.ReadCQL(counted, read, sink)
 	default:
-		rows, err = loadCSV(counted, opts.CSV, table, opts.CSVOptions, ts, now, sink)
+		read.Name, read.CSV = opts.CSV, opts.CSVOptions
+		rows, err = bulk.ReadCSV(counted, read, sink)
 	}
-	results, ferr := sink.close(err == nil)
+	results, ferr := sink.Close(err == nil)
 	prog.finish()
-	if err == nil || errors.Is(err, errInputStop) && ferr != nil {
+	if err == nil || errors.Is(err, bulk.ErrStopped) && ferr != nil {
 		err = ferr
 	}
 	sum := &WriteSummary{Results: results, InputRows: rows, InputBytes: counted.n, Duration: time.Since(start)}
@@ -261,31 +294,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// compressionParams resolves the codec and chunk length: the flags over
-// the schema's WITH compression over Cassandra's defaults.
-func compressionParams(t *schema.Table, codecName string, chunkKB int) (compress.Params, error) {
-	p, err := compress.ParamsFromOptions(t.Options.Compression)
-	if err != nil {
-		return p, fmt.Errorf("table %s.%s: %w", t.Keyspace, t.Name, err)
-	}
-	if codecName != "" {
-		c, err := compress.ParseCodec(codecName)
-		if err != nil {
-			return p, Usagef("--compression: %v", err)
-		}
-		if c != p.Codec {
-			p.Codec, p.Options = c, nil
-		}
-	}
-	if chunkKB != 0 {
-		if chunkKB < 0 || chunkKB&(chunkKB-1) != 0 || chunkKB > 1<<20 {
-			return p, Usagef("--chunk-length-kb %d: want a power of two between 1 and 1048576", chunkKB)
-		}
-		p.ChunkLength = chunkKB << 10
-	}
-	return p, nil
-}
-
 // describeParams renders compression settings for the summary line.
 func describeParams(p compress.Params) string {
 	if p.Codec == compress.None {
@@ -293,7 +301,3 @@ func describeParams(p compress.Params) string {
 	}
 	return fmt.Sprintf("%s, %d KiB chunks", p.Codec, p.EffectiveChunkLength()>>10)
 }
-
-// errInputStop is returned by a loader when the sink failed; the sink's
-// error is the one reported.
-var errInputStop = errors.New("input stopped")

@@ -41,6 +41,8 @@ type Config struct {
 	Dir string
 	// Seed seeds the value blob.
 	Seed uint64
+	// Partitioner orders the partitions; nil means dht.Murmur3.
+	Partitioner dht.Partitioner
 }
 
 func (c *Config) defaults() {
@@ -52,6 +54,9 @@ func (c *Config) defaults() {
 	}
 	if c.FlushThreshold <= 0 {
 		c.FlushThreshold = 300 << 20
+	}
+	if c.Partitioner == nil {
+		c.Partitioner = dht.Murmur3
 	}
 }
 
@@ -88,12 +93,12 @@ type Population struct {
 
 // Key names the configuration: "<dataset>/<format>/<codec>".
 func (p *Population) Key() string {
-	return p.Dataset.Name + "/" + p.Config.Format.Version() + "/" + p.Config.Codec.String()
+	return p.Dataset.Name + "/" + p.Config.Format.Version().String() + "/" + p.Config.Codec.String()
 }
 
 // TableDir is where a configuration's SSTables go.
 func TableDir(base string, d *Dataset, f sstables.Format, codec compress.Codec) string {
-	return filepath.Join(base, "ks", d.TableName()+"-"+f.Version()+"-"+codec.String())
+	return filepath.Join(base, "ks", d.TableName()+"-"+f.Version().String()+"-"+codec.String())
 }
 
 // value returns the dataset's value blob: random bytes, the same for every
@@ -119,6 +124,7 @@ func Populate(ctx context.Context, d *Dataset, cfg Config) (*Population, error) 
 	if err != nil {
 		return nil, err
 	}
+	t.Options.Partitioner = cfg.Partitioner.Name()
 	pop := &Population{Dataset: d, Config: cfg, Table: t, Dir: TableDir(cfg.Dir, d, cfg.Format, cfg.Codec)}
 	if err := os.RemoveAll(pop.Dir); err != nil {
 		return nil, err
@@ -134,8 +140,13 @@ func Populate(ctx context.Context, d *Dataset, cfg Config) (*Population, error) 
 	var frags int64
 	flushNow := func() error {
 		s, err := measureFlush(ctx, m, flush.Options{
-			Format: cfg.Format, Dir: pop.Dir, Generation: generation,
-			Compression: params, Jobs: cfg.Jobs,
+			Format: cfg.Format,
+			WriterOptions: sstables.WriterOptions{
+				Dir:         pop.Dir,
+				Generation:  generation,
+				Compression: params,
+				Jobs:        cfg.Jobs,
+			},
 		})
 		if err != nil {
 			return err
@@ -233,9 +244,9 @@ func writeCompacted(ctx context.Context, d *Dataset, cfg Config, t *schema.Table
 			}
 			return w.EndPartition()
 		}
-		for n, i := range tokenOrder(d, gen, cfg.Rows) {
+		for n, i := range tokenOrder(d, gen, cfg.Rows, cfg.Partitioner) {
 			p := gen.next(d, i)
-			p.Token = dht.Token(p.Key)
+			p.Token = cfg.Partitioner.Token(p.Key)
 			if err := w.Append(p); err != nil {
 				return err
 			}
@@ -264,26 +275,27 @@ func partitions(d *Dataset, rows int64) int64 {
 
 // tokenOrder returns the row numbers of a small-partition dataset in
 // partition order.
-func tokenOrder(d *Dataset, gen *generator, rows int64) []int64 {
+func tokenOrder(d *Dataset, gen *generator, rows int64, part dht.Partitioner) []int64 {
 	type entry struct {
-		token int64
-		i     int64
+		prefix uint64 // the token's leading bits
+		i      int64
 	}
 	order := make([]entry, rows)
 	for i := range order {
 		p := gen.next(d, int64(i))
-		order[i] = entry{dht.Token(p.Key), int64(i)}
+		order[i] = entry{part.Token(p.Key).Prefix(), int64(i)}
 	}
 	slices.SortFunc(order, func(a, b entry) int {
-		if a.token != b.token {
-			if a.token < b.token {
+		if a.prefix != b.prefix {
+			if a.prefix < b.prefix {
 				return -1
 			}
 			return 1
 		}
-		// Equal tokens: compare the keys.
+		// Equal prefixes: compare whole tokens, then the keys.
 		ka := append([]byte(nil), gen.next(d, a.i).Key...)
-		return dht.Compare(a.token, ka, b.token, gen.next(d, b.i).Key)
+		kb := gen.next(d, b.i).Key
+		return dht.ComparePartitions(part.Token(ka), ka, part.Token(kb), kb)
 	})
 	out := make([]int64, rows)
 	for i, e := range order {

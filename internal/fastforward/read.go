@@ -310,7 +310,7 @@ func RunReads(ctx context.Context, pop *Population, format sstables.Format, opts
 		rd.rowKey = func(n int64) mutation.Clustering { return gen.next(pop.Dataset, n).Rows[0].Clustering }
 	} else {
 		gen := newGenerator(pop.Table, nil, 0)
-		for _, i := range tokenOrder(pop.Dataset, gen, pop.Config.Rows) {
+		for _, i := range tokenOrder(pop.Dataset, gen, pop.Config.Rows, r.Partitioner()) {
 			rd.keys = append(rd.keys, append([]byte(nil), gen.next(pop.Dataset, i).Key...))
 		}
 	}

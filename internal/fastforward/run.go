@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/sstables"
 )
 
@@ -19,12 +21,14 @@ type Options struct {
 	// Populate writes the datasets (the flush benchmark); otherwise the
 	// read test groups run on data populated before in DataDir.
 	Populate bool
-	// Rows, ValueSize, FlushThreshold, Jobs and Seed: see Config.
+	// Rows, ValueSize, FlushThreshold, Jobs, Seed and Partitioner: see
+	// Config.
 	Rows           int64
 	ValueSize      int
 	FlushThreshold int64
 	Jobs           int
 	Seed           uint64
+	Partitioner    dht.Partitioner
 	// Datasets are the dataset names; empty means the default ones.
 	Datasets []string
 	// Formats are the SSTable formats, each tried with each codec.
@@ -109,10 +113,10 @@ func runPopulate(ctx context.Context, opts Options, datasets []*Dataset, out io.
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	cfg := Config{Rows: opts.Rows, ValueSize: opts.ValueSize, FlushThreshold: opts.FlushThreshold, Jobs: opts.Jobs, Dir: dir, Seed: opts.Seed}
+	cfg := Config{Rows: opts.Rows, ValueSize: opts.ValueSize, FlushThreshold: opts.FlushThreshold, Jobs: opts.Jobs, Dir: dir, Seed: opts.Seed, Partitioner: opts.Partitioner}
 	cfg.defaults()
-	fmt.Fprintf(out, "Data directory: %s\nConfig: rows: %d, value size: %d, flush threshold: %d MiB, jobs: %d\n",
-		dir, cfg.Rows, cfg.ValueSize, cfg.FlushThreshold>>20, cfg.Jobs)
+	fmt.Fprintf(out, "Data directory: %s\nConfig: rows: %d, value size: %d, flush threshold: %d MiB, jobs: %d, partitioner: %s\n",
+		dir, cfg.Rows, cfg.ValueSize, cfg.FlushThreshold>>20, cfg.Jobs, strings.TrimPrefix(cfg.Partitioner.Name(), "org.apache.cassandra.dht."))
 	for _, d := range datasets {
 		for _, f := range opts.Formats {
 			for _, codec := range opts.Codecs {

@@ -21,19 +21,29 @@ const module = "github.com/castable-db/castable/"
 var allowed = map[string][]string{
 	"checksummer":       {"checksummer/internal/clib"}, // its cgo bindings (only with -tags zlib/libdeflate)
 	"compress":          {},
-	"schema":            {},
-	"dht":               {},
+	"schema":            {"internal/bytecomparable", "internal/vint"},
+	"dht":               {"internal/bytecomparable"},
 	"mutation":          {"schema", "dht"},
 	"cql":               {"schema", "mutation", "dht"},
 	"jsondump":          {"schema", "mutation", "dht"},
 	"memtable":          {"schema", "mutation", "dht", "internal/prefetch"},
-	"sstables":          {"compress", "checksummer", "schema", "mutation", "dht", "internal/prefetch"},
-	"sstables/mc":       {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
-	"sstables/la":       {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
-	"flush":             {"memtable", "sstables", "compress", "checksummer", "schema", "mutation", "dht"},
+	"sstables/version":  {},
+	"sstables":          {"compress", "checksummer", "schema", "mutation", "dht", "internal/prefetch", "internal/vint", "sstables/version"},
+	"sstables/big":      {"sstables", "sstables/version", "sstables/internal/rows", "compress", "checksummer", "schema", "mutation", "dht", "internal/vint"},
+	"sstables/la":       {"sstables", "sstables/version", "compress", "checksummer", "schema", "mutation", "dht"},
+	"sstables/mc":       {"sstables", "sstables/version", "sstables/big", "schema"}, // a thin face over big
+	"sstables/formats":  {"sstables/big", "sstables/la"},
+	"flush":             {"memtable", "sstables", "sstables/version", "compress", "checksummer", "schema", "mutation", "dht"},
+	"bulk":              {"flush", "memtable", "sstables", "cql", "jsondump", "compress", "schema", "mutation", "dht"}, // like flush: no version package
 	"internal/faultfs":  {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
 	"internal/memfs":    {"sstables"},
 	"internal/prefetch": {},
+
+	"internal/bytecomparable": {},
+	"internal/vint":           {},
+	"sstables/internal/trie":  {},
+	"sstables/internal/rows":  {"sstables", "sstables/version", "schema", "mutation", "dht", "internal/vint"}, // the 3.x+ row format, shared by big and bti
+	"sstables/bti":            {"schema", "mutation", "dht", "sstables", "sstables/version", "sstables/internal/trie", "internal/bytecomparable", "internal/vint"},
 }
 
 type pkg struct {

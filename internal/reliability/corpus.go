@@ -11,8 +11,7 @@ import (
 	"github.com/castable-db/castable/cql"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
-	"github.com/castable-db/castable/sstables/la"
-	"github.com/castable-db/castable/sstables/mc"
+	_ "github.com/castable-db/castable/sstables/formats" // every format, for sstables.Lookup
 )
 
 // SSTable is one reference SSTable of the shared test data, loaded into
@@ -63,7 +62,7 @@ func (s *SSTable) Compressed() bool {
 // Group is the row group of the corruption table: the version, whether the
 // data is compressed, and the deliberately corrupt files apart.
 func (s *SSTable) Group() string {
-	g := s.Desc.Version
+	g := s.Desc.Version.String()
 	if s.Compressed() {
 		g += ", compressed"
 	} else {
@@ -168,11 +167,10 @@ func loadDir(root, dir string) ([]*SSTable, error) {
 		if _, ok := s.Files[sstables.ComponentData]; !ok {
 			continue
 		}
-		switch desc.Version {
-		case "mc", "md", "me":
-			s.Format = mc.Format
-		case "la", "lb", "ka":
-			s.Format = la.Format{}
+		if s.Format, err = sstables.LookupVersion(desc.Version); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		if desc.Version.LegacyCells() {
 			src, ok := laTables[filepath.Base(dir)]
 			if !ok {
 				return nil, fmt.Errorf("%s: no schema known for this la folder", s.Name)
@@ -180,8 +178,6 @@ func loadDir(root, dir string) ([]*SSTable, error) {
 			if s.Table, err = parseTable(src); err != nil {
 				return nil, fmt.Errorf("%s: %w", s.Name, err)
 			}
-		default:
-			return nil, fmt.Errorf("%s: version %q is not read by castable", s.Name, desc.Version)
 		}
 		out = append(out, s)
 	}

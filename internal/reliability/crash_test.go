@@ -70,8 +70,12 @@ func crashOptions(dir, format string) flush.ServiceOptions {
 	f, codec := crashFormat(format)
 	return flush.ServiceOptions{
 		Options: flush.Options{
-			Format: f, Dir: dir, Jobs: 2,
-			Compression: &compress.Params{Codec: codec, ChunkLength: 16 << 10},
+			Format: f,
+			WriterOptions: sstables.WriterOptions{
+				Dir:         dir,
+				Jobs:        2,
+				Compression: &compress.Params{Codec: codec, ChunkLength: 16 << 10},
+			},
 		},
 		MaxConcurrent: 2,
 		MaxPending:    2,
@@ -310,9 +314,9 @@ func checkCrashSSTable(t *testing.T, d sstables.Descriptor, seed uint64) {
 	frozen := workloadMemtable(t, seed, batch, crashPartitions, crashRows)
 	// Which codec: CompressionInfo.db exists for LZ4.
 	_, statErr := os.Stat(d.Path(sstables.ComponentCompressionInfo))
-	format = d.Version + "-none"
+	format = d.Version.String() + "-none"
 	if statErr == nil {
-		format = d.Version + "-lz4"
+		format = d.Version.String() + "-lz4"
 	}
 	opts := crashOptions("/ref", format).Options
 	m := memfs.New()

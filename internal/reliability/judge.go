@@ -117,7 +117,7 @@ func judge(o *Outcome, maxAlloc uint64) {
 		fail("Verify passes what reading rejects: %v", p.ReadError())
 		return
 	}
-	if o.CLIRan && o.Target.Format.Version() != "la" {
+	if o.CLIRan && !o.Target.Format.Version().LegacyCells() {
 		libBad := p.Open != nil || p.Verify != nil
 		if cliBad := o.CLI.Result.Verify != nil; libBad != cliBad {
 			fail("castable verify (error %v) disagrees with Reader.Verify (error %v)", o.CLI.Result.Verify, p.FirstError())

@@ -109,7 +109,7 @@ func TestHostileHeaderCounts(t *testing.T) {
 		}
 		for _, f := range hostileCounts {
 			orig, ok := s.Files[f.comp]
-			if !ok || (f.name == "la Index.db promoted index size" && s.Format.Version() != "la") {
+			if !ok || (f.name == "la Index.db promoted index size" && !s.Format.Version().LegacyCells()) {
 				continue
 			}
 			off, width := f.at(orig)

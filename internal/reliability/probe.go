@@ -150,7 +150,7 @@ func hashDeletion(h hash.Hash64, d mutation.DeletionTime) {
 func hashPartition(h hash.Hash64, p *mutation.Partition) {
 	h.Write([]byte("P"))
 	hashBytes(h, p.Key)
-	hashInts(h, p.Token)
+	hashInts(h, int64(p.Token.Prefix()))
 	hashDeletion(h, p.Deletion)
 	hashRow(h, &p.Static)
 }

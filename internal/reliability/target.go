@@ -7,7 +7,7 @@ import (
 
 	"github.com/castable-db/castable/internal/memfs"
 	"github.com/castable-db/castable/sstables"
-	"github.com/castable-db/castable/sstables/mc"
+	"github.com/castable-db/castable/sstables/big"
 )
 
 // DefaultGetKeys is the number of keys looked up per case by default:
@@ -117,7 +117,7 @@ func (t *Target) findBoundaries(fsys sstables.FS) error {
 	data := t.Files[sstables.ComponentData]
 	var db []int
 	if b, ok := t.Files[sstables.ComponentCompressionInfo]; ok {
-		ci, err := sstables.ParseCompressionInfo(b, "")
+		ci, err := sstables.ParseCompressionInfo(b, "", t.Desc.Version)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.Name, err)
 		}
@@ -137,13 +137,13 @@ func (t *Target) findBoundaries(fsys sstables.FS) error {
 	t.Boundaries[sstables.ComponentData] = append(db, len(data))
 
 	var ib []int
-	switch t.Desc.Version {
-	case "la", "lb", "ka":
+	switch {
+	case t.Desc.Version.LegacyCells():
 		ib = laIndexBoundaries(t.Files[sstables.ComponentIndex])
 	default:
-		r, err := mc.Open(t.memDesc(), nil, sstables.ReaderOptions{FS: fsys})
+		r, err := big.Open(t.memDesc(), nil, sstables.ReaderOptions{FS: fsys})
 		if err == nil {
-			err = r.Index(func(e *mc.IndexEntry) error {
+			err = r.Index(func(e *big.IndexEntry) error {
 				ib = append(ib, int(e.Offset), int(e.Offset)+2+len(e.Key))
 				return nil
 			})
@@ -189,7 +189,7 @@ func toleratedTruncations(s *SSTable) map[sstables.Component]map[int]bool {
 	if toc := s.Files[sstables.ComponentTOC]; len(toc) > 0 && toc[len(toc)-1] == '\n' {
 		out[sstables.ComponentTOC] = map[int]bool{len(toc) - 1: true}
 	}
-	if sum, ok := s.Files[sstables.ComponentSummary]; ok && s.Format.Version() == "la" {
+	if sum, ok := s.Files[sstables.ComponentSummary]; ok && s.Format.Version().SummaryBoundaries() {
 		plain, err1 := sstables.ParseSummary(sum, "", sstables.SummaryReadOptions{})
 		full, err2 := sstables.ParseSummary(sum, "", sstables.SummaryReadOptions{Boundaries: true, DataCompressed: s.Compressed()})
 		if err1 == nil && err2 == nil {

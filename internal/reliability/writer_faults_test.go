@@ -185,7 +185,7 @@ func sweepWriterFaults(t *testing.T, c writerFaultCase, frozen *memtable.Frozen,
 			}
 		}
 	}
-	t.Logf("%d faults injected over %v; Data.db %d bytes", injected, ops, len(want[filepath.Join(opts.Dir, c.format.Version()+"-4-big-Data.db")]))
+	t.Logf("%d faults injected over %v; Data.db %d bytes", injected, ops, len(want[filepath.Join(opts.Dir, c.format.Version().String()+"-4-big-Data.db")]))
 }
 
 // TestWriterFaultsAbortCannotRemove: when the disk keeps failing (sticky

@@ -7,6 +7,7 @@
 package testdata
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -40,4 +41,18 @@ func Dir(tb testing.TB) string {
 func Path(tb testing.TB, rel ...string) string {
 	tb.Helper()
 	return filepath.Join(append([]string{Dir(tb)}, rel...)...)
+}
+
+// FirstDiff describes the first difference of two byte strings (the
+// offset and the bytes around it), for byte-for-byte comparisons.
+func FirstDiff(got, want []byte) string {
+	n := min(len(got), len(want))
+	for i := 0; i < n; i++ {
+		if got[i] != want[i] {
+			lo := max(0, i-8)
+			return fmt.Sprintf("first difference at offset %d: got % x, want % x (lengths %d, %d)",
+				i, got[lo:min(len(got), i+8)], want[lo:min(len(want), i+8)], len(got), len(want))
+		}
+	}
+	return fmt.Sprintf("lengths differ: got %d, want %d", len(got), len(want))
 }

@@ -2,13 +2,15 @@
 // second of flush time, "frag/s") and read scenarios on ScyllaDB's
 // perf_fast_forward datasets. See internal/fastforward.
 //
-//	perf_fast_forward --populate --datasets small-part --sstable-format mc --compression lz4
+//	perf_fast_forward --populate --datasets small-part --sstable-format nb --compression lz4
 //	perf_fast_forward --data-directory DIR --datasets small-part   # read tests on populated data
 package main
 
 import (
 	"context"
 	"fmt"
+	"github.com/castable-db/castable/sstables"
+	_ "github.com/castable-db/castable/sstables/formats"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -16,9 +18,8 @@ import (
 	"strings"
 
 	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/fastforward"
-	"github.com/castable-db/castable/sstables/la"
-	"github.com/castable-db/castable/sstables/mc"
 	"github.com/urfave/cli/v2"
 )
 
@@ -36,7 +37,8 @@ func main() {
 			&cli.IntFlag{Name: "value-size", Value: 100, Usage: "bytes in the value blob"},
 			&cli.StringSliceFlag{Name: "datasets", Usage: "datasets to use (repeatable or comma-separated; default: large-part-ds1, small-part)"},
 			&cli.StringFlag{Name: "data-directory", Usage: "where SSTables go (default: a temporary directory, removed at exit)"},
-			&cli.StringSliceFlag{Name: "sstable-format", Value: cli.NewStringSlice("mc"), Usage: "mc or la (repeatable)"},
+			&cli.StringSliceFlag{Name: "sstable-format", Value: cli.NewStringSlice("nb"), Usage: "SSTable `VERSION`s to populate and read: la, ma … oa (repeatable or comma-separated)"},
+			&cli.StringFlag{Name: "partitioner", Usage: "partitioner `NAME` (short or full class name): " + strings.Join(dht.Names(), ", ") + " (default Murmur3Partitioner)"},
 			&cli.StringSliceFlag{Name: "compression", Value: cli.NewStringSlice("none"), Usage: "lz4, snappy, deflate, zstd or none (repeatable)"},
 			&cli.StringFlag{Name: "flush-threshold", Value: "300MiB", Usage: "memtable memory that triggers a flush (bytes, or with KiB/MiB/GiB)"},
 			&cli.IntFlag{Name: "jobs", Usage: "compression workers per flush (0: all cores)"},
@@ -77,7 +79,12 @@ func run(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("--flush-threshold: %w", err)
 	}
+	part, err := dht.Lookup(c.String("partitioner"))
+	if err != nil {
+		return fmt.Errorf("--partitioner: %w", err)
+	}
 	opts := fastforward.Options{
+		Partitioner:    part,
 		Populate:       c.Bool("populate"),
 		Rows:           c.Int64("rows"),
 		ValueSize:      c.Int("value-size"),
@@ -93,14 +100,14 @@ func run(c *cli.Context) error {
 		},
 	}
 	for _, name := range splitList(c.StringSlice("sstable-format")) {
-		switch name {
-		case "mc":
-			opts.Formats = append(opts.Formats, mc.Format)
-		case "la":
-			opts.Formats = append(opts.Formats, la.Format{})
-		default:
-			return fmt.Errorf("--sstable-format: unknown format %q (mc or la)", name)
+		f, err := sstables.Lookup(name)
+		if err != nil {
+			return fmt.Errorf("--sstable-format: %w", err)
 		}
+		if !f.Version().Writable() {
+			return fmt.Errorf("--sstable-format: castable reads %s but does not write it", name)
+		}
+		opts.Formats = append(opts.Formats, f)
 	}
 	for _, name := range splitList(c.StringSlice("compression")) {
 		codec, err := compress.ParseCodec(name)

@@ -2,6 +2,8 @@ package la
 
 import (
 	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/sstables"
+	"math"
 )
 
 // Data.db partitions and atoms (la-format.md §3):
@@ -132,7 +134,7 @@ func (a *atom) setCell(name []byte, c *mutation.Cell, counter bool) {
 	a.name = name
 	a.timestamp = c.Timestamp
 	a.ttl = c.TTL
-	a.ldt = c.LocalDeletionTime
+	a.ldt = sstables.LegacyDeletionTime(c.LocalDeletionTime)
 	a.value = c.Value
 	switch {
 	case c.IsTombstone():
@@ -180,7 +182,7 @@ func readAtomBody(in *input, a *atom, arena *[]byte) error {
 		return err
 	}
 	a.ttl = mutation.NoTTL
-	a.ldt = mutation.NoDeletionTime
+	a.ldt = math.MaxInt32
 	a.value = nil
 	a.end = nil
 	switch {

@@ -44,14 +44,14 @@ func (f *nullFile) Size() (int64, error)              { return f.size, nil }
 func benchKeys(n int) [][]byte {
 	type kt struct {
 		key   []byte
-		token int64
+		token dht.Token
 	}
 	ks := make([]kt, n)
 	for i := range ks {
 		k := binary.BigEndian.AppendUint32(nil, uint32(i))
-		ks[i] = kt{k, dht.Token(k)}
+		ks[i] = kt{k, dht.Murmur3.Token(k)}
 	}
-	sort.Slice(ks, func(i, j int) bool { return dht.Compare(ks[i].token, ks[i].key, ks[j].token, ks[j].key) < 0 })
+	sort.Slice(ks, func(i, j int) bool { return dht.ComparePartitions(ks[i].token, ks[i].key, ks[j].token, ks[j].key) < 0 })
 	out := make([][]byte, n)
 	for i := range ks {
 		out[i] = ks[i].key

@@ -35,7 +35,7 @@ func TestPromotedIndexBlocks(t *testing.T) {
 			TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime}}
 		p.Rows = append(p.Rows, r)
 	}
-	d, err := writeLA(t, Format{}, table, []*mutation.Partition{p}, t.TempDir(), compress.Params{Codec: compress.LZ4})
+	d, err := writeLA(t, false, table, []*mutation.Partition{p}, t.TempDir(), compress.Params{Codec: compress.LZ4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +91,11 @@ func TestPromotedIndexBlocks(t *testing.T) {
 	if len(got.Rows) != rows || len(got.Markers) != 2 {
 		t.Fatalf("read back %d rows and %d markers", len(got.Rows), len(got.Markers))
 	}
-	points, counts := r.Statistics().TombstoneDropTimes.Bins()
+	points, counts := r.Statistics().Stats.TombstoneDropTimes.Bins()
 	if fmt.Sprint(points, counts) != "[1.5e+09] [1]" {
 		t.Fatalf("tombstone histogram %v %v, want the range tombstone once", points, counts)
 	}
-	if n := r.Statistics().CellCounts.Buckets(); n == nil {
+	if n := r.Statistics().Stats.CellsPerPartition.Buckets(); n == nil {
 		t.Fatal("no cell count histogram")
 	}
 }

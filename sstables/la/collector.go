@@ -73,8 +73,8 @@ func (c *collector) startPartition(key []byte, deletion mutation.DeletionTime) {
 	c.pCells = 0
 	c.pHasTombstoneLDT = false
 	if deletion.LocalDeletionTime < mutation.NoDeletionTime {
-		c.tombstone(deletion.LocalDeletionTime)
-		c.ldt(deletion.LocalDeletionTime)
+		c.tombstone(sstables.LegacyDeletionTime(deletion.LocalDeletionTime))
+		c.ldt(sstables.LegacyDeletionTime(deletion.LocalDeletionTime))
 		c.ts(deletion.MarkedForDeleteAt)
 	}
 }
@@ -107,9 +107,9 @@ func (c *collector) tombstone(ldt int32) {
 
 // rangeTombstone adds a range tombstone (its encoded start and end bound).
 func (c *collector) rangeTombstone(start, end []byte, d mutation.DeletionTime) {
-	c.tombstone(d.LocalDeletionTime)
+	c.tombstone(sstables.LegacyDeletionTime(d.LocalDeletionTime))
 	c.ts(d.MarkedForDeleteAt)
-	c.ldt(d.LocalDeletionTime)
+	c.ldt(sstables.LegacyDeletionTime(d.LocalDeletionTime))
 	c.names(start, true, false)
 	c.names(end, false, true)
 }
@@ -124,7 +124,7 @@ func (c *collector) cell(a *atom) {
 		// partition's range tombstones (see partitionWriter.finish).
 		c.ldt(a.ldt)
 	default:
-		c.ldt(mutation.NoDeletionTime)
+		c.ldt(math.MaxInt32)
 	}
 	if a.kind == atomCounterCell && !c.legacyCounters {
 		if legacy, err := mutation.HasLegacyShards(a.value); err == nil && legacy {
@@ -208,24 +208,19 @@ func (c *collector) endPartition() {
 // statistics returns the collected Statistics (the caller fills validation,
 // compaction inputs, replay position, level, repairedAt and compression
 // ratio).
-func (c *collector) statistics() *Statistics {
-	s := &Statistics{
-		Cardinality:            c.hll,
+func (c *collector) statistics() *sstables.Statistics {
+	st := &sstables.Statistics{Cardinality: c.hll.AppendTo(nil)}
+	st.Stats = sstables.Stats{
 		PartitionSizes:         c.sizes,
-		CellCounts:             c.cells,
+		CellsPerPartition:      c.cells,
 		MinTimestamp:           c.minTS,
 		MaxTimestamp:           c.maxTS,
-		MaxLocalDeletionTime:   c.maxLDT,
+		MinLocalDeletionTime:   mutation.NoDeletionTime,
+		MaxLocalDeletionTime:   sstables.FromLegacyDeletionTime(c.maxLDT),
 		TombstoneDropTimes:     c.tombstones,
-		MinColumnNames:         c.minNames,
-		MaxColumnNames:         c.maxNames,
+		MinClusteringValues:    c.minNames,
+		MaxClusteringValues:    c.maxNames,
 		HasLegacyCounterShards: c.legacyCounters,
 	}
-	if s.MinColumnNames == nil {
-		s.MinColumnNames = [][]byte{}
-	}
-	if s.MaxColumnNames == nil {
-		s.MaxColumnNames = [][]byte{}
-	}
-	return s
+	return st
 }

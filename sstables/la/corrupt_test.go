@@ -24,7 +24,7 @@ func chunkSpans(t testing.TB, m *memfs.FS, d sstables.Descriptor) [][2]int64 {
 	size := int64(len(data))
 	var spans [][2]int64
 	if b, ok := m.Get(d.Path(sstables.ComponentCompressionInfo)); ok {
-		ci, err := sstables.ParseCompressionInfo(b, "")
+		ci, err := sstables.ParseCompressionInfo(b, "", d.Version)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +224,7 @@ func loadFixture(t testing.TB, f fixture) (*memfs.FS, sstables.Descriptor) {
 	t.Helper()
 	src := f.desc(t)
 	m := memfs.New()
-	d := sstables.Descriptor{Dir: "/t", Version: "la", Generation: f.gen}
+	d := sstables.Descriptor{Dir: "/t", Version: Version, Generation: f.gen}
 	entries, err := os.ReadDir(src.Dir)
 	if err != nil {
 		t.Fatal(err)

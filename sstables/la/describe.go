@@ -16,9 +16,9 @@ import (
 // and lists its atoms as stored (range tombstones repeated at index block
 // starts included).
 type PartitionLayout struct {
-	// Key is the serialized partition key; Token its Murmur3 token.
+	// Key is the serialized partition key; Token its token.
 	Key   []byte
-	Token int64
+	Token dht.Token
 	// Offset and Size locate the partition in the uncompressed Data.db
 	// (Size includes the 2-byte end marker); HeaderSize is the key and the
 	// deletion.
@@ -85,7 +85,7 @@ func (r *Reader) Layout(fn func(*PartitionLayout) error) error {
 		if err != nil {
 			return err
 		}
-		pl = PartitionLayout{Key: key, Token: dht.Token(key), Offset: start, HeaderSize: in.offset() - start,
+		pl = PartitionLayout{Key: key, Token: r.part.Token(key), Offset: start, HeaderSize: in.offset() - start,
 			Deletion: decodeDeletionTime(dt), Atoms: pl.Atoms[:0], Blocks: pl.Blocks[:0]}
 		for {
 			ok, err := readAtom(in, &a, &arena)
@@ -142,8 +142,8 @@ func WriteLayout(w io.Writer, r *Reader) error {
 	bw := bufio.NewWriter(w)
 	n := 0
 	err := r.Layout(func(pl *PartitionLayout) error {
-		fmt.Fprintf(bw, "partition %d key=%s token=%d data=%d+%d header=%d index=%d+%d",
-			n, hex.EncodeToString(pl.Key), pl.Token, pl.Offset, pl.Size, pl.HeaderSize, pl.IndexOffset, pl.IndexSize)
+		fmt.Fprintf(bw, "partition %d key=%s token=%s data=%d+%d header=%d index=%d+%d",
+			n, hex.EncodeToString(pl.Key), r.part.String(pl.Token), pl.Offset, pl.Size, pl.HeaderSize, pl.IndexOffset, pl.IndexSize)
 		if !pl.Deletion.IsLive() {
 			fmt.Fprintf(bw, " deletion=%d@%d", pl.Deletion.MarkedForDeleteAt, pl.Deletion.LocalDeletionTime)
 		}

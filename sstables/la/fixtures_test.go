@@ -52,7 +52,7 @@ func itoa(n int) string {
 // the test data is absent.
 func (f fixture) desc(t testing.TB) sstables.Descriptor {
 	t.Helper()
-	return sstables.Descriptor{Dir: testdata.Path(t, "cassandra", f.dir), Version: "la", Generation: f.gen}
+	return sstables.Descriptor{Dir: testdata.Path(t, "cassandra", f.dir), Version: Version, Generation: f.gen}
 }
 
 func readComponent(t testing.TB, d sstables.Descriptor, c sstables.Component) []byte {
@@ -77,4 +77,13 @@ func readData(t testing.TB, d sstables.Descriptor) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }

@@ -1,22 +1,27 @@
 package la
 
 import (
+	"fmt"
+
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/version"
 )
 
-// Version is the version string of the format, as written in file names.
-const Version = "la"
+// Version is la, the version this package writes; it reads ka and lb too.
+var Version = version.MustParse("la")
 
-// Options are the la-specific settings of a Format. The zero value is the
-// strict default: data la cannot represent is an error.
+func init() {
+	sstables.Register(Format{})
+	for _, name := range []string{"ka", "lb"} {
+		sstables.Register(readOnly{version.MustParse(name)})
+	}
+}
+
+// Options are the la-specific settings of a Format. The zero value is what
+// a 2.2 flush writes. (Data la cannot represent is an error unless
+// sstables.WriterOptions.ShadowableAsRegular says otherwise.)
 type Options struct {
-	// ShadowableAsRegular writes a shadowable row deletion (Cassandra's
-	// materialized-view kind, Row.DeletionShadowable, or ScyllaDB's,
-	// Row.ShadowableDeletion) as a regular row deletion, the greater of
-	// the two. By default such a row is an error naming the partition: 2.2
-	// has no shadowable deletions.
-	ShadowableAsRegular bool
 	// SummaryBoundaries is the trailer of Summary.db; nil means what a 2.2
 	// flush writes for an SSTable below 2 GiB: disk access mode "mmap" with
 	// the single segment boundary 0 for Index.db and, when uncompressed,
@@ -31,7 +36,7 @@ type Format struct {
 }
 
 // Version implements sstables.Format.
-func (Format) Version() string { return Version }
+func (Format) Version() version.Version { return Version }
 
 // NewWriter implements sstables.Format.
 func (f Format) NewWriter(table *schema.Table, opts sstables.WriterOptions) (sstables.Writer, error) {
@@ -53,3 +58,17 @@ func (f Format) Open(desc sstables.Descriptor, table *schema.Table, opts sstable
 }
 
 var _ sstables.Format = Format{}
+
+// readOnly is the Format of ka and lb: Open reads them as la; NewWriter
+// refuses.
+type readOnly struct{ v version.Version }
+
+func (f readOnly) Version() version.Version { return f.v }
+
+func (f readOnly) NewWriter(*schema.Table, sstables.WriterOptions) (sstables.Writer, error) {
+	return nil, fmt.Errorf("la: version %s (%s) is read only: write la", f.v, f.v.Release())
+}
+
+func (f readOnly) Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOptions) (sstables.Reader, error) {
+	return Format{}.Open(desc, table, opts)
+}

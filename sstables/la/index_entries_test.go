@@ -15,7 +15,7 @@ func TestReaderIndex(t *testing.T) {
 		dir    string
 		blocks int // blocks of the first entry
 	}{{"compressed", 0}, {"promoted_index_read", 5}, {"composite", 0}} {
-		desc := sstables.Descriptor{Dir: testdata.Path(t, "cassandra", tc.dir), Version: "la", Generation: 1}
+		desc := sstables.Descriptor{Dir: testdata.Path(t, "cassandra", tc.dir), Version: Version, Generation: 1}
 		r, err := Open(desc, nil, sstables.ReaderOptions{})
 		if err != nil {
 			t.Fatal(err)

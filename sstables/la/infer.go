@@ -85,7 +85,7 @@ func (fs *factSet) get(name []byte) *columnFacts {
 }
 
 func inferTable(r *Reader) (*schema.Table, error) {
-	n := max(len(r.stats.MinColumnNames), len(r.stats.MaxColumnNames))
+	n := max(len(r.stats.Stats.MinClusteringValues), len(r.stats.Stats.MaxClusteringValues))
 	in := newInput(r.data.NewStream(0), 0, r.data.Length(), r.desc.Path(sstables.ComponentData), sstables.ComponentData)
 	var (
 		p        nameParser

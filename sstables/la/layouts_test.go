@@ -8,6 +8,7 @@ import (
 
 	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/cql"
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/jsondump"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
@@ -23,7 +24,7 @@ func roundTrip(t *testing.T, table *schema.Table, doc string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := writeLA(t, Format{}, table, parts, t.TempDir(), compress.Params{Codec: compress.None})
+	d, err := writeLA(t, false, table, parts, t.TempDir(), compress.Params{Codec: compress.None})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestUnrepresentable(t *testing.T) {
 			if p.Static.Cells == nil && p.Static.Deletion == (mutation.DeletionTime{}) {
 				p.Static = mutation.NewRow(nil)
 			}
-			_, err := writeLA(t, Format{}, table, []*mutation.Partition{&p}, t.TempDir(), compress.Params{})
+			_, err := writeLA(t, false, table, []*mutation.Partition{&p}, t.TempDir(), compress.Params{})
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "partition ") {
 				t.Fatalf("got %v, want an error naming the partition and %q", err, c.want)
 			}
@@ -227,7 +228,7 @@ func TestReadDuplicateAndShadowedTombstones(t *testing.T) {
 	}
 	data = append(data, 0, 0)
 	in := newSliceInput(data, 0, "Data.db", sstables.ComponentData)
-	s := &scanner{in: in, pr: newPartitionReader(table, l)}
+	s := &scanner{tokens: dht.Murmur3, in: in, pr: newPartitionReader(table, l)}
 	p, err := s.NextPartition()
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +277,7 @@ func TestReadSplitTombstones(t *testing.T) {
 		data = appendAtom(data, &atoms[i])
 	}
 	data = append(data, 0, 0)
-	s := &scanner{in: newSliceInput(data, 0, "Data.db", sstables.ComponentData), pr: newPartitionReader(table, layoutOf(table))}
+	s := &scanner{tokens: dht.Murmur3, in: newSliceInput(data, 0, "Data.db", sstables.ComponentData), pr: newPartitionReader(table, layoutOf(table))}
 	if _, err := s.NextPartition(); err != nil {
 		t.Fatal(err)
 	}
@@ -311,5 +312,15 @@ func TestReadSplitTombstones(t *testing.T) {
 		}
 		prevKind, prev = kind, c
 		got = append(got, kind.String())
+	}
+}
+
+// TestUnrepresentableDuration: a table with a duration column (3.10+)
+// cannot be written as la; the error names the column.
+func TestUnrepresentableDuration(t *testing.T) {
+	table := tableFromCQL(t, `CREATE TABLE ks.d (pk int PRIMARY KEY, d duration, l list<frozen<tuple<int, duration>>>);`)
+	_, err := writeLA(t, false, table, nil, t.TempDir(), compress.Params{})
+	if err == nil || !strings.Contains(err.Error(), "duration") || !strings.Contains(err.Error(), "column d") {
+		t.Fatalf("got %v, want an error naming the duration column", err)
 	}
 }

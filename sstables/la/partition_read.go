@@ -6,6 +6,7 @@ import (
 
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
 )
 
 // fakeTTL is the TTL Cassandra 3.x gives the liveness of a row whose 2.x
@@ -328,7 +329,7 @@ func (g *grouper) addCell(a *legacyAtom) bool {
 	}
 	g.hasValidCells = true
 	c := mutation.Cell{Column: a.column, Path: a.path, Value: a.value, Timestamp: a.timestamp,
-		TTL: a.ttl, LocalDeletionTime: a.ldt}
+		TTL: a.ttl, LocalDeletionTime: sstables.FromLegacyDeletionTime(a.ldt)}
 	if a.kind == atomTombstoneCell {
 		c.Value = nil
 	}
@@ -341,9 +342,9 @@ func (g *grouper) addCell(a *legacyAtom) bool {
 func livenessOf(a *legacyAtom) mutation.LivenessInfo {
 	switch a.kind {
 	case atomTombstoneCell:
-		return mutation.LivenessInfo{Timestamp: a.timestamp, TTL: fakeTTL, LocalExpirationTime: a.ldt}
+		return mutation.LivenessInfo{Timestamp: a.timestamp, TTL: fakeTTL, LocalExpirationTime: sstables.FromLegacyDeletionTime(a.ldt)}
 	case atomExpiringCell:
-		return mutation.LivenessInfo{Timestamp: a.timestamp, TTL: a.ttl, LocalExpirationTime: a.ldt}
+		return mutation.LivenessInfo{Timestamp: a.timestamp, TTL: a.ttl, LocalExpirationTime: sstables.FromLegacyDeletionTime(a.ldt)}
 	}
 	return mutation.LivenessInfo{Timestamp: a.timestamp, TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime}
 }

@@ -2,6 +2,7 @@ package la
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -34,11 +35,12 @@ import (
 // open its rows are kept (their values copied) until the range closes,
 // since the tombstone must be written before them and carries its end.
 type partitionWriter struct {
-	t    *schema.Table
-	l    layout
-	opts Options
-	cmp  *nameComparator
-	ci   columnIndex
+	t *schema.Table
+	l layout
+	// shadowableAsRegular is WriterOptions.ShadowableAsRegular.
+	shadowableAsRegular bool
+	cmp                 *nameComparator
+	ci                  columnIndex
 
 	stats *collector
 	out   []byte // serialized bytes not yet written
@@ -67,9 +69,9 @@ type partitionWriter struct {
 	err          error
 }
 
-func newPartitionWriter(t *schema.Table, opts Options) *partitionWriter {
+func newPartitionWriter(t *schema.Table, shadowableAsRegular bool) *partitionWriter {
 	l := layoutOf(t)
-	w := &partitionWriter{t: t, l: l, opts: opts, stats: newCollector(t, l)}
+	w := &partitionWriter{t: t, l: l, shadowableAsRegular: shadowableAsRegular, stats: newCollector(t, l)}
 	w.cmp = newNameComparator(t, l, func(name []byte) *schema.Column { return columnByName(t, name) })
 	w.ci.cmp = w.cmp
 	w.ci.emit = func(a *atom) { w.out = appendAtom(w.out, a) }
@@ -153,8 +155,8 @@ func (w *partitionWriter) start(p *mutation.Partition) error {
 func (w *partitionWriter) rowDeletion(r *mutation.Row) (mutation.DeletionTime, error) {
 	d := r.Deletion
 	if r.DeletionShadowable || !r.ShadowableDeletion.IsLive() {
-		if !w.opts.ShadowableAsRegular {
-			return d, w.errorf("row %s: la cannot represent a shadowable row deletion (Options.ShadowableAsRegular writes it as a regular one)", fmtClustering(r.Clustering))
+		if !w.shadowableAsRegular {
+			return d, w.errorf("row %s: la cannot represent a shadowable row deletion (WriterOptions.ShadowableAsRegular writes it as a regular one)", fmtClustering(r.Clustering))
 		}
 		d = mutation.MaxDeletion(d, r.ShadowableDeletion)
 	}
@@ -298,10 +300,10 @@ func (w *partitionWriter) emitCell(c *atom) {
 // markerAtom returns the row marker atom of a row with liveness.
 func (w *partitionWriter) markerAtom(r *mutation.Row, prefix []byte) atom {
 	name := w.name(prefix, emptyComponent, nil, false)
-	a := atom{name: name, timestamp: r.Liveness.Timestamp, ttl: mutation.NoTTL, ldt: mutation.NoDeletionTime}
+	a := atom{name: name, timestamp: r.Liveness.Timestamp, ttl: mutation.NoTTL, ldt: math.MaxInt32}
 	a.kind = atomCell
 	if r.Liveness.IsExpiring() {
-		a.kind, a.ttl, a.ldt = atomExpiringCell, r.Liveness.TTL, r.Liveness.LocalExpirationTime
+		a.kind, a.ttl, a.ldt = atomExpiringCell, r.Liveness.TTL, sstables.LegacyDeletionTime(r.Liveness.LocalExpirationTime)
 	}
 	return a
 }

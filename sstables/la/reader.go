@@ -10,6 +10,7 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // maxStatisticsSize bounds the Statistics.db a reader loads.
@@ -20,9 +21,10 @@ type Reader struct {
 	desc     sstables.Descriptor
 	fsys     sstables.FS
 	table    *schema.Table
+	part     dht.Partitioner
 	inferred bool
 	l        layout
-	stats    *Statistics
+	stats    *sstables.Statistics
 	data     *sstables.DataReader
 	// lookup holds Summary.db and Filter.db, read by the first Get.
 	lookup sstables.KeyLookup
@@ -41,7 +43,7 @@ type Reader struct {
 // readableVersion reports whether the la reader accepts files of version
 // v: la, Cassandra 2.1's identical ka (renamed), and 2.2.7+'s lb, whose
 // Statistics.db only adds a commit log lower bound.
-func readableVersion(v string) bool { return v == "la" || v == "ka" || v == "lb" }
+func readableVersion(v version.Version) bool { return v.LegacyCells() }
 
 // Open opens the SSTable desc. table names and types the columns; when it
 // is nil the reader infers a table from the SSTable itself (see
@@ -49,7 +51,7 @@ func readableVersion(v string) bool { return v == "la" || v == "ka" || v == "lb"
 // Data.db, which takes one extra pass over the file.
 func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOptions) (*Reader, error) {
 	if !readableVersion(desc.Version) {
-		return nil, fmt.Errorf("la: cannot read SSTable version %q", desc.Version)
+		return nil, fmt.Errorf("la: cannot read SSTable version %s", desc.Version)
 	}
 	fsys := opts.FS
 	if fsys == nil {
@@ -61,7 +63,10 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	if err != nil {
 		return nil, err
 	}
-	if r.stats, err = ParseStatistics(b, statsPath); err != nil {
+	if r.stats, err = sstables.DecodeStatistics(b, desc.Version, statsPath); err != nil {
+		return nil, err
+	}
+	if r.part, err = sstables.FilePartitioner(r.stats.Partitioner, statsPath); err != nil {
 		return nil, err
 	}
 	chance := opts.CRCCheckChance
@@ -78,6 +83,7 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 		}
 		r.inferred = true
 	}
+	r.table = sstables.WithPartitioner(r.table, r.part)
 	r.l = layoutOf(r.table)
 	return r, nil
 }
@@ -85,9 +91,7 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 // loadLookup returns Summary.db and Filter.db (nil when absent), read
 // once, on the first lookup: a scan does not need them.
 func (r *Reader) loadLookup() (*sstables.Summary, *sstables.BloomFilter, error) {
-	return r.lookup.Load(r.fsys, r.desc, sstables.SummaryReadOptions{
-		Boundaries: true, DataCompressed: r.data.CompressionInfo() != nil,
-	}, true)
+	return r.lookup.Load(r.fsys, r.desc, sstables.SummaryReadOptions{DataCompressed: r.data.CompressionInfo() != nil})
 }
 
 // readFile reads a whole small component, refusing more than limit bytes.
@@ -125,7 +129,11 @@ func (r *Reader) Table() *schema.Table { return r.table }
 func (r *Reader) Inferred() bool { return r.inferred }
 
 // Statistics returns the parsed Statistics.db.
-func (r *Reader) Statistics() *Statistics { return r.stats }
+func (r *Reader) Statistics() *sstables.Statistics { return r.stats }
+
+// Partitioner implements sstables.Reader: the partitioner Statistics.db
+// names.
+func (r *Reader) Partitioner() dht.Partitioner { return r.part }
 
 // DataLength returns the uncompressed length of Data.db.
 func (r *Reader) DataLength() int64 { return r.data.Length() }
@@ -142,6 +150,7 @@ func (r *Reader) scanFrom(pos int64) *scanner { return r.newScanner(r.data.NewSt
 
 func (r *Reader) newScanner(stream *sstables.DataStream, pos int64) *scanner {
 	s := &scanner{
+		tokens: r.part,
 		stream: stream,
 		in:     newInput(stream, pos, r.data.Length(), r.desc.Path(sstables.ComponentData), sstables.ComponentData),
 		pr:     newPartitionReader(r.table, r.l),
@@ -162,6 +171,7 @@ func (s *scanner) seek(pos int64) error {
 
 // scanner implements sstables.Scanner over the Data.db stream.
 type scanner struct {
+	tokens    dht.Partitioner
 	stream    *sstables.DataStream
 	in        *input
 	pr        *partitionReader
@@ -212,7 +222,7 @@ func (s *scanner) NextPartition() (*mutation.Partition, error) {
 		return nil, err
 	}
 	s.part.Key = s.key
-	s.part.Token = dht.Token(s.key)
+	s.part.Token = s.tokens.Token(s.key)
 	s.part.Deletion = deletion
 	s.part.Rows = s.part.Rows[:0]
 	s.part.Markers = s.part.Markers[:0]
@@ -277,7 +287,8 @@ func (s *scanner) Close() error { return s.stream.Close() }
 // readWholePartition reads the partition the scanner is on into a fresh
 // Partition.
 func readWholePartition(s *scanner, p *mutation.Partition) (*mutation.Partition, error) {
-	out := &mutation.Partition{Key: bytes.Clone(p.Key), Token: p.Token, Deletion: p.Deletion}
+	out := &mutation.Partition{Key: bytes.Clone(p.Key), Deletion: p.Deletion}
+	out.Token = s.tokens.Token(out.Key) // a key-ordered token refers to its key
 	out.Static = cloneRow(&p.Static)
 	if p.Static.IsEmpty() {
 		out.Static = mutation.NewRow(nil)
@@ -378,7 +389,7 @@ func (r *Reader) findIndexEntry(key []byte, summary *sstables.Summary) (int64, b
 	var start int64
 	limit := -1
 	if summary != nil {
-		k := summary.Floor(key)
+		k := summary.Floor(r.part, key)
 		if k < 0 {
 			return 0, false, nil
 		}
@@ -390,7 +401,7 @@ func (r *Reader) findIndexEntry(key []byte, summary *sstables.Summary) (int64, b
 		}
 	}
 	in := newInput(io.NewSectionReader(f, start, size-start), start, size, path, sstables.ComponentIndex)
-	token := dht.Token(key)
+	token := r.part.Token(key)
 	var e indexEntry
 	var arena []byte
 	for i := 0; limit < 0 || i < limit; i++ {
@@ -399,7 +410,7 @@ func (r *Reader) findIndexEntry(key []byte, summary *sstables.Summary) (int64, b
 		if err != nil || !ok {
 			return 0, false, err
 		}
-		switch c := dht.Compare(dht.Token(e.key), e.key, token, key); {
+		switch c := dht.ComparePartitions(r.part.Token(e.key), e.key, token, key); {
 		case c == 0:
 			return e.position, true, nil
 		case c > 0:

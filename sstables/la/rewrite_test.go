@@ -40,12 +40,12 @@ func readAll(t testing.TB, r *Reader) []*mutation.Partition {
 // metadataOf returns the Statistics.db inputs that do not follow from the
 // data, as WriterOptions.Metadata carries them: ancestors, the replay
 // position (as the interval [NONE, position]), level and repairedAt.
-func metadataOf(s *Statistics) sstables.Metadata {
-	md := sstables.Metadata{Level: int(s.Level), RepairedAt: s.RepairedAt}
+func metadataOf(s *sstables.Statistics) sstables.Metadata {
+	md := sstables.Metadata{Level: int(s.Stats.Level), RepairedAt: s.Stats.RepairedAt}
 	for _, a := range s.Ancestors {
 		md.Ancestors = append(md.Ancestors, int(a))
 	}
-	md.CommitLogIntervals = []sstables.CommitLogInterval{{Lower: ReplayPositionNone, Upper: s.ReplayPosition}}
+	md.CommitLogIntervals = []sstables.CommitLogInterval{{Lower: sstables.CommitLogPositionNone, Upper: s.Stats.CommitLogUpperBound}}
 	return md
 }
 
@@ -144,11 +144,11 @@ func TestRewriteFidelity(t *testing.T) {
 			if !bytes.Equal(readData(t, out), readData(t, d)) {
 				t.Errorf("uncompressed Data.db streams differ at byte %d", firstDiff(readData(t, out), readData(t, d)))
 			}
-			wantStats, err := ParseStatistics(readComponent(t, d, sstables.ComponentStatistics), "")
+			wantStats, err := sstables.DecodeStatistics(readComponent(t, d, sstables.ComponentStatistics), d.Version, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			gotStats, err := ParseStatistics(readComponent(t, out, sstables.ComponentStatistics), "")
+			gotStats, err := sstables.DecodeStatistics(readComponent(t, out, sstables.ComponentStatistics), out.Version, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,9 +164,9 @@ func TestRewriteFidelity(t *testing.T) {
 			}
 			// Compressed: Statistics.db differs at most in the compression
 			// ratio, which depends on the LZ4 encoder.
-			gotStats.CompressionRatio = wantStats.CompressionRatio
-			g, _ := gotStats.AppendTo(nil)
-			w, _ := wantStats.AppendTo(nil)
+			gotStats.Stats.CompressionRatio = wantStats.Stats.CompressionRatio
+			g, _ := sstables.AppendStatistics(nil, gotStats, out.Version)
+			w, _ := sstables.AppendStatistics(nil, wantStats, d.Version)
 			if !bytes.Equal(g, w) {
 				t.Errorf("Statistics.db (compression ratio aside) differs at byte %d", firstDiff(g, w))
 			}
@@ -204,12 +204,12 @@ func matchingChunks(gi *sstables.CompressionInfo, got []byte, wi *sstables.Compr
 // size of d's Filter.db (which is all the count decides).
 func expectedKeysOf(t testing.TB, d sstables.Descriptor) int64 {
 	t.Helper()
-	f, err := sstables.ReadBloomFilter(nil, d, true)
+	f, err := sstables.ReadBloomFilter(nil, d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for n := int64(1); n < 1<<20; n++ {
-		g, err := sstables.NewBloomFilter(n, defaultFPChance, true)
+		g, err := sstables.NewBloomFilter(n, defaultFPChance, Version)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 // Index.db entry, with everything in cache.
 func BenchmarkSerializeSmallPartition(b *testing.B) {
 	table := tableFromCQL(b, `CREATE TABLE ks.small_part (pk int PRIMARY KEY, value blob);`)
-	pw := newPartitionWriter(table, Options{})
+	pw := newPartitionWriter(table, false)
 	pw.ci.blockSize = defaultColumnIndexSize
 	p := &mutation.Partition{Key: make([]byte, 4), Deletion: mutation.Live, Static: mutation.NewRow(nil), Rows: []mutation.Row{mutation.NewRow(nil)}}
 	p.Rows[0].Cells = []mutation.Cell{{Column: table.Column("value"), Value: make([]byte, 100), TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime}}

@@ -2,6 +2,7 @@ package la
 
 import (
 	"bytes"
+	"github.com/castable-db/castable/sstables"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -21,11 +22,11 @@ func TestSimpleRowPathMatchesGeneral(t *testing.T) {
 	type result struct {
 		data   []byte
 		blocks [][]indexInfo
-		stats  *Statistics
+		stats  *sstables.Statistics
 	}
 	run := func(simple bool, seed uint64) result {
 		r := rand.New(rand.NewPCG(seed, 2))
-		pw := newPartitionWriter(table, Options{})
+		pw := newPartitionWriter(table, false)
 		pw.ci.blockSize = 4096
 		pw.noSimpleRows = !simple
 		var res result

@@ -49,7 +49,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 		e         indexEntry
 		arena     []byte
 		prevKey   []byte
-		prevToken int64
+		prevToken dht.Token
 		firstKey  []byte
 		parts     int
 		sample    int
@@ -63,9 +63,9 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 			return err
 		}
 		start := s.Position()
-		token := dht.Token(p.Key)
-		if parts > 0 && dht.Compare(prevToken, prevKey, token, p.Key) >= 0 {
-			return s.in.corrupt(start, "partition %x (token %d) is not after %x (token %d)", p.Key, token, prevKey, prevToken)
+		token := r.part.Token(p.Key)
+		if parts > 0 && dht.ComparePartitions(prevToken, prevKey, token, p.Key) >= 0 {
+			return s.in.corrupt(start, "partition %x (token %s) is not after %x (token %s)", p.Key, r.part.String(token), prevKey, r.part.String(prevToken))
 		}
 		if parts == 0 {
 			firstKey = bytes.Clone(p.Key)
@@ -118,7 +118,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 			sample++
 		}
 		prevKey = append(prevKey[:0], p.Key...)
-		prevToken = token
+		prevToken = r.part.Token(prevKey)
 		parts++
 	}
 	if idx.remaining() != 0 {

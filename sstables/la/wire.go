@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/sstables"
 )
 
 // Primitive encodings of the la format. Every integer is big-endian two's
@@ -49,14 +50,14 @@ func appendIntBytes(dst, b []byte) []byte {
 
 // appendDeletionTime appends the 12-byte DeletionTime (ldt, then timestamp).
 func appendDeletionTime(dst []byte, d mutation.DeletionTime) []byte {
-	dst = appendI32(dst, d.LocalDeletionTime)
+	dst = appendI32(dst, sstables.LegacyDeletionTime(d.LocalDeletionTime))
 	return appendI64(dst, d.MarkedForDeleteAt)
 }
 
 // decodeDeletionTime decodes the 12 bytes of b.
 func decodeDeletionTime(b []byte) mutation.DeletionTime {
 	return mutation.DeletionTime{
-		LocalDeletionTime: int32(binary.BigEndian.Uint32(b)),
+		LocalDeletionTime: sstables.FromLegacyDeletionTime(int32(binary.BigEndian.Uint32(b))),
 		MarkedForDeleteAt: int64(binary.BigEndian.Uint64(b[4:])),
 	}
 }

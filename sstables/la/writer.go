@@ -3,7 +3,6 @@ package la
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/castable-db/castable/checksummer"
 	"github.com/castable-db/castable/compress"
@@ -43,12 +42,15 @@ const (
 // memtable purging beyond that. Data the la format cannot hold is an error
 // naming the partition (see Options for the degradations on offer).
 type Writer struct {
-	table  *schema.Table
-	opts   sstables.WriterOptions
-	laOpts Options
-	desc   sstables.Descriptor
-	params compress.Params
-	pw     *partitionWriter
+	table *schema.Table
+	part  dht.Partitioner
+	// keyOrdered is part.PreservesOrder(): tokens refer to key bytes.
+	keyOrdered bool
+	opts       sstables.WriterOptions
+	laOpts     Options
+	desc       sstables.Descriptor
+	params     compress.Params
+	pw         *partitionWriter
 
 	files   *sstables.FileSet
 	data    *sstables.DataWriter
@@ -64,7 +66,7 @@ type Writer struct {
 	finished  bool
 	partStart int64
 	prevKey   []byte
-	prevToken int64
+	prevToken dht.Token
 	parts     int64
 	rows      int64
 	cells     int64
@@ -78,8 +80,9 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 	if table == nil {
 		return nil, errors.New("la: NewWriter needs a table")
 	}
-	if opts.Dir == "" || opts.Generation <= 0 {
-		return nil, fmt.Errorf("la: WriterOptions need Dir and a Generation > 0 (got %q, %d)", opts.Dir, opts.Generation)
+	desc, err := opts.Descriptor(Version)
+	if err != nil {
+		return nil, err
 	}
 	if opts.FS == nil {
 		opts.FS = sstables.OSFS
@@ -101,20 +104,27 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 			return nil, fmt.Errorf("la: table %s.%s: %w", table.Keyspace, table.Name, err)
 		}
 	}
+	params = params.WithDefaultChunkLength(compress.DefaultChunkLength)
 	if params.Codec == compress.Zstd {
 		return nil, fmt.Errorf("la: Cassandra 2.2 has no Zstd compressor")
 	}
 	if err := checkTable(table); err != nil {
 		return nil, err
 	}
+	part, err := sstables.WriterPartitioner(table)
+	if err != nil {
+		return nil, fmt.Errorf("la: %w", err)
+	}
 	w := &Writer{
-		table:  table,
-		opts:   opts,
-		laOpts: laOpts,
-		params: params,
-		desc:   sstables.Descriptor{Dir: opts.Dir, Version: Version, Generation: opts.Generation},
-		pw:     newPartitionWriter(table, laOpts),
-		fp:     table.Options.BloomFilterFPChance,
+		table:      table,
+		part:       part,
+		keyOrdered: part.PreservesOrder(),
+		opts:       opts,
+		laOpts:     laOpts,
+		params:     params,
+		desc:       desc,
+		pw:         newPartitionWriter(table, opts.ShadowableAsRegular),
+		fp:         table.Options.BloomFilterFPChance,
 	}
 	if w.fp == 0 {
 		w.fp = defaultFPChance
@@ -133,12 +143,11 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 	})
 	if w.fp < 1 && opts.ExpectedPartitions > 0 {
 		var err error
-		if w.filter, err = sstables.NewBloomFilter(opts.ExpectedPartitions, w.fp, true); err != nil {
+		if w.filter, err = sstables.NewBloomFilter(opts.ExpectedPartitions, w.fp, Version); err != nil {
 			return nil, fmt.Errorf("la: %w", err)
 		}
 	}
 
-	var err error
 	if w.files, err = sstables.NewFileSet(opts.FS, w.desc); err != nil {
 		return nil, err
 	}
@@ -191,6 +200,11 @@ func checkTable(t *schema.Table) error {
 	if !l.compound && !l.dense && l.rowClustering != 1 {
 		return fmt.Errorf("la: table %s.%s: a COMPACT STORAGE table without clustering columns needs Cassandra 3.x's hidden clustering column", t.Keyspace, t.Name)
 	}
+	for _, c := range t.Columns() {
+		if hasDuration(c.Type) {
+			return fmt.Errorf("la: table %s.%s: column %s: Cassandra 2.2 has no duration type (it came in 3.10)", t.Keyspace, t.Name, c.Name)
+		}
+	}
 	for _, c := range append(append([]*schema.Column{}, t.Static...), t.Regular...) {
 		if len(c.Name) > maxShortLength {
 			return fmt.Errorf("la: column name of %d bytes", len(c.Name))
@@ -200,6 +214,19 @@ func checkTable(t *schema.Table) error {
 		}
 	}
 	return nil
+}
+
+// hasDuration reports whether t is or holds the duration type.
+func hasDuration(t *schema.Type) bool {
+	if t.Kind == schema.KindDuration {
+		return true
+	}
+	for _, p := range t.Params {
+		if hasDuration(p) {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *Writer) fail(err error) error {
@@ -229,10 +256,10 @@ func (w *Writer) StartPartition(p *mutation.Partition) error {
 	if w.inPart || w.finished {
 		return w.fail(fmt.Errorf("%w: StartPartition inside a partition or after Finish", errWriterState))
 	}
-	h1, h2 := dht.Murmur3(p.Key)
-	token := tokenOf(p.Key, h1)
-	if w.parts > 0 && dht.Compare(w.prevToken, w.prevKey, token, p.Key) >= 0 {
-		return w.fail(fmt.Errorf("la: partition %x (token %d) does not come after %x (token %d)", p.Key, token, w.prevKey, w.prevToken))
+	h1, h2 := dht.Murmur3Hash(p.Key)
+	token := w.part.TokenFromHash(p.Key, h1)
+	if w.parts > 0 && dht.ComparePartitions(w.prevToken, w.prevKey, token, p.Key) >= 0 {
+		return w.fail(fmt.Errorf("la: partition %x (token %s) does not come after %x (token %s)", p.Key, w.part.String(token), w.prevKey, w.part.String(w.prevToken)))
 	}
 	w.partStart = w.sink.Position() + int64(len(w.pw.out))
 	if err := w.pw.start(p); err != nil {
@@ -241,6 +268,9 @@ func (w *Writer) StartPartition(p *mutation.Partition) error {
 	w.h1, w.h2 = h1, h2
 	w.prevKey = append(w.prevKey[:0], p.Key...)
 	w.prevToken = token
+	if w.keyOrdered {
+		w.prevToken = w.part.TokenFromHash(w.prevKey, h1) // of the copy: a key-ordered token refers to its key
+	}
 	w.inPart = true
 	if !p.Static.IsEmpty() {
 		w.rows++
@@ -397,7 +427,7 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 	}
 	if w.fp < 1 {
 		if w.filter == nil {
-			if w.filter, err = sstables.NewBloomFilter(w.parts, w.fp, true); err != nil {
+			if w.filter, err = sstables.NewBloomFilter(w.parts, w.fp, Version); err != nil {
 				return nil, w.fail(fmt.Errorf("la: %w", err))
 			}
 			for i := 0; i+1 < len(sinkRes.Hashes); i += 2 {
@@ -409,7 +439,7 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 		}
 	}
 	stats := w.statistics(res)
-	b, err := stats.AppendTo(nil)
+	b, err := sstables.AppendStatistics(nil, stats, Version)
 	if err != nil {
 		return nil, w.fail(err)
 	}
@@ -443,18 +473,22 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 }
 
 // statistics assembles Statistics.db.
-func (w *Writer) statistics(res *sstables.DataResult) *Statistics {
-	s := w.pw.stats.statistics()
-	s.Validation = sstables.ValidationMetadata{Partitioner: sstables.Murmur3Partitioner, BloomFilterFPChance: w.fp}
+func (w *Writer) statistics(res *sstables.DataResult) *sstables.Statistics {
+	st := w.pw.stats.statistics()
+	st.Partitioner, st.BloomFilterFPChance = w.part.Name(), w.fp
 	md := w.opts.Metadata
 	for _, a := range md.Ancestors {
-		s.Ancestors = append(s.Ancestors, int32(a))
+		st.Ancestors = append(st.Ancestors, int32(a))
 	}
-	s.ReplayPosition = replayPosition(md.CommitLogIntervals)
+	s := &st.Stats
+	s.CommitLogUpperBound = replayPosition(md.CommitLogIntervals)
 	s.CompressionRatio = res.CompressionRatio()
+	if w.opts.ProfileFor(w.desc.Version).NoCompressionRatio {
+		s.CompressionRatio = -1
+	}
 	s.Level = int32(md.Level)
 	s.RepairedAt = md.RepairedAt
-	return s
+	return st
 }
 
 // replayPosition is la's single commit log position: the greatest upper
@@ -462,7 +496,7 @@ func (w *Writer) statistics(res *sstables.DataResult) *Statistics {
 // [NONE, position], as Cassandra 3.x reads pre-lb files.
 func replayPosition(ivs []sstables.CommitLogInterval) sstables.CommitLogPosition {
 	if len(ivs) == 0 {
-		return ReplayPositionNone
+		return sstables.CommitLogPositionNone
 	}
 	rp := ivs[0].Upper
 	for _, iv := range ivs[1:] {
@@ -490,15 +524,3 @@ func (w *Writer) Abort() error {
 }
 
 var _ sstables.Writer = (*Writer)(nil)
-
-// tokenOf is dht.Token(key) from the key's already computed Murmur3 h1.
-func tokenOf(key []byte, h1 uint64) int64 {
-	switch t := int64(h1); {
-	case len(key) == 0:
-		return dht.MinToken
-	case t == math.MinInt64:
-		return math.MaxInt64
-	default:
-		return t
-	}
-}

@@ -1,0 +1,123 @@
+package pipeline
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/castable-db/castable/dht"
+)
+
+// nodetoolRing is `nodetool ring` as Cassandra 3.11 prints it for three
+// nodes, one token each.
+const nodetoolRing = `
+Datacenter: datacenter1
+==========
+Address    Rack        Status State   Load            Owns                Token
+                                                                          3074457345618258602
+127.0.0.1  rack1       Up     Normal  110.35 KiB      33.33%              -9223372036854775808
+127.0.0.2  rack1       Up     Normal  98.2 KiB        33.33%              -3074457345618258603
+127.0.0.3  rack1       Down   Normal  ?               ?                   3074457345618258602
+
+  Warning: "nodetool ring" is used to output all the tokens of a node.
+  To view status related info of a node use "nodetool status" instead.
+`
+
+func TestParseRing(t *testing.T) {
+	want := []Node{
+		{"127.0.0.1", []string{"-9223372036854775808"}},
+		{"127.0.0.2", []string{"-3074457345618258603"}},
+		{"127.0.0.3", []string{"3074457345618258602"}},
+	}
+	for name, in := range map[string]string{
+		"nodetool": nodetoolRing,
+		"json":     `[{"node": "127.0.0.1", "tokens": [-9223372036854775808]}, {"node": "127.0.0.2", "tokens": ["-3074457345618258603"]}, {"address": "127.0.0.3", "tokens": [3074457345618258602]}]`,
+	} {
+		got, err := ParseRing([]byte(in))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !slices.EqualFunc(got, want, func(a, b Node) bool { return a.Name == b.Name && slices.Equal(a.Tokens, b.Tokens) }) {
+			t.Errorf("%s: %v, want %v", name, got, want)
+		}
+	}
+	// vnodes: one line per token, merged per node.
+	vn := "Address Rack Status State Load Owns Token\n  9\n10.0.0.1 r1 Up Normal 1 KiB 50% 1\n10.0.0.2 r1 Up Normal 1 KiB 50% 5\n10.0.0.1 r1 Up Normal 1 KiB 50% 9\n"
+	got, err := ParseRing([]byte(vn))
+	if err != nil || len(got) != 2 || !slices.Equal(got[0].Tokens, []string{"1", "9"}) {
+		t.Errorf("vnodes: %v %v", got, err)
+	}
+	for _, bad := range []string{"", "Address Rack Status State Load Owns Token\n10.0.0.1 x\n", `[{"tokens": ["1"]}]`, `[{"node": "a/b", "tokens": ["1"]}]`, `[{"node": "a"}]`, "[{"} {
+		if _, err := ParseRing([]byte(bad)); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestPlanReplicas: SimpleStrategy placement — a token's primary replica
+// owns the first token at or after it, the next distinct nodes clockwise
+// hold the other replicas.
+func TestPlanReplicas(t *testing.T) {
+	ring, _ := ParseRing([]byte(nodetoolRing))
+	p, err := newPlan(planSpec{Partitioner: dht.Murmur3Name, Ring: ring, RF: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := func(tok int64) string {
+		var d []string
+		for _, w := range p.writersOf(dht.Murmur3Token(tok)) {
+			d = append(d, p.writers[w].Dir)
+		}
+		return strings.Join(d, " ")
+	}
+	for _, tc := range []struct {
+		tok  int64
+		want string
+	}{
+		{-3074457345618258603, "127.0.0.2 127.0.0.3"}, // on node 2's token: its own range
+		{-3074457345618258602, "127.0.0.3 127.0.0.1"},
+		{0, "127.0.0.3 127.0.0.1"},
+		{3074457345618258603, "127.0.0.1 127.0.0.2"}, // past the last token: wraps to node 1
+		{-9223372036854775807, "127.0.0.2 127.0.0.3"},
+	} {
+		if got := dirs(tc.tok); got != tc.want {
+			t.Errorf("token %d: %s, want %s", tc.tok, got, tc.want)
+		}
+	}
+	// vnodes: replicas skip a node's own later tokens.
+	vring := []Node{{"a", []string{"0", "10"}}, {"b", []string{"20"}}, {"c", []string{"30"}}}
+	p, err = newPlan(planSpec{Partitioner: dht.Murmur3Name, Ring: vring, RF: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dirs(5); got != "a b" {
+		t.Errorf("vnodes, token 5: %s, want a b (not a twice)", got)
+	}
+	// A ring with slices: one writer per node and slice.
+	p, err = newPlan(planSpec{Partitioner: dht.Murmur3Name, Ring: ring, RF: 2, Slices: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.writers) != 12 || dirs(0) != "127.0.0.3 127.0.0.1" {
+		t.Errorf("sliced: %d writers, token 0 at %s", len(p.writers), dirs(0))
+	}
+	if w := p.writersOf(dht.Murmur3Token(0)); p.writers[w[0]].Index != 1 || !p.holds(w[1], dht.Murmur3Token(0)) || p.holds(w[0], dht.Murmur3Token(1)) {
+		t.Errorf("sliced writers of token 0: %v", w)
+	}
+	for _, bad := range []planSpec{
+		{Partitioner: dht.Murmur3Name, Ring: ring, RF: 4},
+		{Partitioner: dht.Murmur3Name, RF: 2},
+		{Partitioner: dht.Murmur3Name, Ring: []Node{{"a", []string{"x"}}}},
+		{Partitioner: dht.Murmur3Name, Ring: []Node{{"a", []string{"1"}}, {"b", []string{"1"}}}},
+		{Partitioner: "nope"},
+	} {
+		if _, err := newPlan(bad); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+	// Ranges alone.
+	p, err = newPlan(planSpec{Partitioner: dht.Murmur3Name, Slices: 4})
+	if err != nil || len(p.writers) != 4 || p.writers[3].Dir != "range-003" || dirs(1) != "range-002" {
+		t.Errorf("ranges: %v %v", p, err)
+	}
+}

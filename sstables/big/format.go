@@ -1,0 +1,45 @@
+package big
+
+import (
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/version"
+)
+
+// format is one version of the BIG format of the 3.0 storage engine.
+type format struct{ v version.Version }
+
+// Format returns the BIG format of version v (ma … oa).
+func Format(v version.Version) sstables.Format { return format{v} }
+
+// versions are the versions this package reads and writes.
+var versions = []string{"ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa"}
+
+func init() {
+	for _, name := range versions {
+		sstables.Register(format{version.MustParse(name)})
+	}
+}
+
+// Version implements sstables.Format.
+func (f format) Version() version.Version { return f.v }
+
+// Open implements sstables.Format. desc may name any version of this
+// package, whichever version f is.
+func (f format) Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOptions) (sstables.Reader, error) {
+	r, err := open(desc, table, opts)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Open opens a BIG SSTable; see Format.
+func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOptions) (*Reader, error) {
+	return open(desc, table, opts)
+}
+
+// NewWriter implements sstables.Format.
+func (f format) NewWriter(table *schema.Table, opts sstables.WriterOptions) (sstables.Writer, error) {
+	return NewWriter(f.v, table, opts)
+}

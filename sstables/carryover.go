@@ -1,0 +1,85 @@
+package sstables
+
+import (
+	"math"
+
+	"github.com/castable-db/castable/sstables/version"
+)
+
+// CarryOver sets in o what a rewrite of r must keep that does not follow
+// from its data: the Statistics.db values of MetadataOf, the exact
+// partition count (a bloom filter sized as Cassandra sized it), the
+// serialization header's minima and columns (Stats), and the habits of the
+// release that wrote r (Profile: histogram sizes, the live-cell bin of the
+// tombstone histogram). Partitioner and compression are the caller's: they
+// are options of their own.
+func CarryOver(r Reader, o *WriterOptions) {
+	st := r.Statistics()
+	v := r.Descriptor().Version
+	o.Metadata = MetadataOf(st, v)
+	if h := st.Stats.PartitionSizes; h != nil {
+		var n int64
+		for _, c := range h.Buckets() {
+			n += c
+		}
+		o.ExpectedPartitions = n
+	}
+	p := InferProfile(st, v)
+	o.Profile = &p
+	h := st.Header
+	if h == nil {
+		return
+	}
+	t := r.Table()
+	stats := DataStats{Known: true, MinTimestamp: h.Stats.MinTimestamp,
+		MinLocalDeletionTime: h.Stats.LocalDeletionTime(0), MinTTL: h.Stats.MinTTL}
+	for _, list := range [][]HeaderColumn{h.Static, h.Regular} {
+		for _, hc := range list {
+			if c := t.Column(hc.Name); c != nil {
+				stats.Columns = append(stats.Columns, c)
+			}
+		}
+	}
+	o.Stats = stats
+}
+
+// InferProfile returns version v's profile with what st shows of the
+// release that wrote it: the lengths of its partition size and cell count
+// histograms (150/114 before Cassandra 3.11.9, 118 cells after, 155
+// partitions from 5.0), the tombstone histogram's stored maxBinSize (100
+// for 3.x writers, the bin count from 4.0) when it has bins, and whether
+// that histogram counts live cells at Integer.MAX_VALUE, whether cell
+// counts are recorded twice per partition and whether the compression
+// ratio was left at −1 (habits of some 2.2, 3.0 and 4.0 pre-releases; which
+// releases exactly is not known, the file says).
+func InferProfile(st *Statistics, v version.Version) version.Profile {
+	p := v.Profile()
+	s := &st.Stats
+	if h := s.PartitionSizes; h != nil && len(h.Offsets()) > 0 {
+		p.PartitionSizeBuckets = len(h.Offsets())
+	}
+	if h := s.CellsPerPartition; h != nil && len(h.Offsets()) > 0 {
+		p.CellCountBuckets = len(h.Offsets())
+	}
+	if h := s.CellsPerPartition; h != nil && s.PartitionSizes != nil {
+		var parts, counts int64
+		for _, c := range s.PartitionSizes.Buckets() {
+			parts += c
+		}
+		for _, c := range h.Buckets() {
+			counts += c
+		}
+		p.DoubleCellCounts = parts > 0 && counts == 2*parts
+	}
+	p.NoCompressionRatio = s.CompressionRatio == -1
+	if h := s.TombstoneDropTimes; h != nil {
+		points, _ := h.Bins()
+		if h.MaxBins() == len(points) {
+			p.TombstoneMaxBins = 0 // the bin count (or 100 bins of a 3.x writer: the same bytes)
+		} else {
+			p.TombstoneMaxBins = h.MaxBins()
+		}
+		p.SentinelTombstoneBin = len(points) > 0 && !v.UIntDeletionTime() && points[len(points)-1] == math.MaxInt32
+	}
+	return p
+}

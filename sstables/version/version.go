@@ -1,0 +1,356 @@
+// Package version lists every SSTable format version castable knows — the
+// two letters in a file name — and what each means, as named predicates
+// (Cassandra's BigVersion and BtiVersion flags, plus what a version's
+// writer release does that no flag says). Code asks a predicate; it never
+// compares version strings.
+//
+//	ka  Cassandra 2.1       la  2.2   lb  2.2.7+ (commit log lower bound)
+//	ma  3.0.0–3.0.6, 3.1–3.6 (rows stored natively: the 3.0 storage engine)
+//	mb  3.0.7, 3.7–3.8      commit log lower bound
+//	mc  3.0.8–3.0.17, 3.9–3.11.3   commit log intervals
+//	md  3.0.18–3.0.24, 3.11.4–3.11.10   accurate min/max clustering
+//	me  3.0.25+, 3.11.11+   originating host id
+//	na  4.0 pre-releases    maxCompressedLength, pending repair, transient,
+//	                        Statistics.db checksums, the new bloom filter layout
+//	nb  4.0.0–4.1, 5.0 in compatibility mode   originating host id again
+//	nc  unreleased 2023 trunk builds   nb + partition-deletion marker,
+//	                        improved min/max and key range appended
+//	oa  5.0                 unsigned deletion times, improved min/max in place
+//	                        of the legacy one, key range, token space coverage
+//	da  5.0 BTI             oa with Partitions.db/Rows.db tries instead of
+//	                        Index.db/Summary.db
+//	ms, mt  ScyllaDB 2025+  ScyllaDB's me layout with the BTI tries
+package version
+
+import (
+	"fmt"
+	"strings"
+)
+
+// feature is one named property of a version.
+type feature uint32
+
+const (
+	legacyCells feature = 1 << iota
+	adlerChecksums
+	sha1Digest
+	oldBloomHashOrder
+	summaryBoundaries
+	compactionAncestors
+	commitLogLowerBound
+	commitLogIntervals
+	accurateMinMax
+	legacyMinMax
+	originatingHostID
+	maxCompressedLength
+	pendingRepair
+	isTransient
+	metadataChecksum
+	oldBloomFilterFormat
+	improvedMinMax
+	trailingImprovedMinMax
+	partitionDeletionMarker
+	keyRange
+	uintDeletionTime
+	tokenSpaceCoverage
+	tries
+	scylla
+	writable
+)
+
+// Profile is what the Cassandra release that writes a version does with
+// details no format flag decides, which byte-identical output must
+// reproduce.
+type Profile struct {
+	// PartitionSizeBuckets and CellCountBuckets are the lengths (bucket
+	// offsets) of Statistics.db's estimated partition size and cells per
+	// partition histograms: 150 and 114 before Cassandra 3.11.9 / 4.0-beta3
+	// (CASSANDRA-15164 for the cell counts), 150 and 118 after, 155 and 118
+	// from 5.0 (CASSANDRA-17839).
+	PartitionSizeBuckets, CellCountBuckets int
+	// TombstoneMaxBins is the streaming histogram's maxBinSize written
+	// before the bins: 100 for 3.x writers; 0 means "the bin count" (4.0+).
+	TombstoneMaxBins int
+	// SentinelTombstoneBin says the tombstone histogram holds a bin at
+	// Integer.MAX_VALUE counting the live livenesses and cells (the
+	// Cassandra 3.0 releases of ma and mb, and some mc writers).
+	SentinelTombstoneBin bool
+	// SentinelCountsLiveness says that bin also counts live row
+	// livenesses (the mc writers that have it), not only live cells (ma,
+	// mb).
+	SentinelCountsLiveness bool
+	// DoubleCellCounts says each partition's cell count is recorded twice
+	// in the cells-per-partition histogram (the Cassandra 3.0 releases of
+	// ma and mb, and some early mc writers).
+	DoubleCellCounts bool
+	// NoCompressionRatio says the writer stored −1 (no ratio) although
+	// Data.db is compressed (seen in Cassandra 2.2 files).
+	NoCompressionRatio bool
+	// DefaultChunkLength is the default compression chunk length: 64 KiB
+	// before 4.0 (CASSANDRA-13241), 16 KiB from 4.0.
+	DefaultChunkLength int
+	// DefaultColumnIndexSize is column_index_size's default: 64 KiB, and
+	// 16 KiB for BTI (its row index granularity).
+	DefaultColumnIndexSize int
+	// OrderedTOC says TOC.txt lists components in 5.0's fixed order; older
+	// writers iterate a Java hash set, whose order varies between runs.
+	OrderedTOC bool
+	// LiveComplexDeletionWrap is 5.0's encoding of a live complex
+	// deletion's local deletion time delta against Long.MAX_VALUE (a
+	// larger vint) instead of Integer.MAX_VALUE.
+	LiveComplexDeletionWrap bool
+}
+
+// info is one row of the table.
+type info struct {
+	name    string
+	release string
+	f       feature
+	profile Profile
+}
+
+const (
+	kb16 = 16 << 10
+	kb64 = 64 << 10
+)
+
+var (
+	profile2x      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
+	profile30early = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelTombstoneBin: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
+	profile30      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelCountsLiveness: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
+	profile311     = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
+	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DoubleCellCounts: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
+	profile40      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64}
+	profile50      = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64, OrderedTOC: true, LiveComplexDeletionWrap: true}
+	profile50bti   = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb16, OrderedTOC: true, LiveComplexDeletionWrap: true}
+)
+
+// The features of the 2.x versions and of the 3.x base (ma).
+const (
+	base2x = legacyCells | adlerChecksums | oldBloomHashOrder | summaryBoundaries | compactionAncestors | legacyMinMax | oldBloomFilterFormat
+	base3x = legacyMinMax | oldBloomFilterFormat
+	base40 = commitLogLowerBound | commitLogIntervals | accurateMinMax | legacyMinMax | maxCompressedLength | pendingRepair | isTransient | metadataChecksum
+	base50 = commitLogLowerBound | commitLogIntervals | maxCompressedLength | pendingRepair | isTransient | metadataChecksum |
+		originatingHostID | improvedMinMax | partitionDeletionMarker | keyRange | uintDeletionTime | tokenSpaceCoverage
+)
+
+// versions is the one table of every version.
+var versions = []info{
+	{"ka", "Cassandra 2.1", base2x | sha1Digest, profile2x},
+	{"la", "Cassandra 2.2", base2x | writable, profile2x},
+	{"lb", "Cassandra 2.2.7+", base2x | commitLogLowerBound, profile2x},
+	{"ma", "Cassandra 3.0.0–3.0.6, 3.1–3.6", base3x | writable, profile30early},
+	{"mb", "Cassandra 3.0.7, 3.7–3.8", base3x | commitLogLowerBound | writable, profile30early},
+	{"mc", "Cassandra 3.0.8–3.0.17, 3.9–3.11.3", base3x | commitLogLowerBound | commitLogIntervals | writable, profile30},
+	{"md", "Cassandra 3.0.18–3.0.24, 3.11.4–3.11.10", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | writable, profile311},
+	{"me", "Cassandra 3.0.25+, 3.11.11+", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | writable, profile311},
+	{"na", "Cassandra 4.0 pre-releases", base40 | writable, profile40pre},
+	{"nb", "Cassandra 4.0.0–4.1, 5.0 in compatibility mode", base40 | originatingHostID | writable, profile40},
+	{"nc", "unreleased Cassandra trunk builds of 2023", base40 | originatingHostID | partitionDeletionMarker | trailingImprovedMinMax | keyRange | writable, profile50},
+	{"oa", "Cassandra 5.0", base50 | writable, profile50},
+	{"da", "Cassandra 5.0 (BTI)", base50 | accurateMinMax | tries | writable, profile50bti},
+	{"ms", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla, profile311},
+	{"mt", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla, profile311},
+}
+
+// Version is one SSTable format version. The zero Version is invalid.
+type Version struct{ i *info }
+
+// Parse returns the version of two letters ("nb"), or an error naming the
+// versions castable knows.
+func Parse(name string) (Version, error) {
+	for i := range versions {
+		if versions[i].name == name {
+			return Version{&versions[i]}, nil
+		}
+	}
+	return Version{}, fmt.Errorf("unknown SSTable version %q (castable knows %s)", name, strings.Join(Names(), ", "))
+}
+
+// MustParse is Parse for the names of this package's table; it panics on
+// another.
+func MustParse(name string) Version {
+	v, err := Parse(name)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// All returns every version, oldest first.
+func All() []Version {
+	out := make([]Version, len(versions))
+	for i := range versions {
+		out[i] = Version{&versions[i]}
+	}
+	return out
+}
+
+// Names returns the two letters of every version.
+func Names() []string {
+	out := make([]string, len(versions))
+	for i := range versions {
+		out[i] = versions[i].name
+	}
+	return out
+}
+
+func (v Version) has(f feature) bool { return v.i != nil && v.i.f&f != 0 }
+
+// String returns the two letters ("nb").
+func (v Version) String() string {
+	if v.i == nil {
+		return ""
+	}
+	return v.i.name
+}
+
+// IsValid reports whether v is a version of the table (not the zero one).
+func (v Version) IsValid() bool { return v.i != nil }
+
+// Release names the releases that write v.
+func (v Version) Release() string {
+	if v.i == nil {
+		return ""
+	}
+	return v.i.release
+}
+
+// Profile returns what v's writer release does beyond the format flags.
+func (v Version) Profile() Profile {
+	if v.i == nil {
+		return Profile{}
+	}
+	return v.i.profile
+}
+
+// Writable reports whether castable writes v (ka, lb, and ScyllaDB's ms
+// and mt are read only).
+func (v Version) Writable() bool { return v.has(writable) }
+
+// FileKind is the format name in v's file names: "big", or "bti" for
+// Cassandra's trie-indexed versions (ScyllaDB names its ms/mt files big).
+func (v Version) FileKind() string {
+	if v.has(tries) && !v.has(scylla) {
+		return "bti"
+	}
+	return "big"
+}
+
+// LegacyCells reports whether Data.db holds Cassandra 2.x cells (ka, la,
+// lb) rather than the rows of the 3.0 storage engine.
+func (v Version) LegacyCells() bool { return v.has(legacyCells) }
+
+// Tries reports whether the partition and row indexes are BTI tries
+// (Partitions.db, Rows.db) rather than Index.db and Summary.db.
+func (v Version) Tries() bool { return v.has(tries) }
+
+// Scylla reports whether v is one of ScyllaDB's own versions (with its
+// Scylla.db component).
+func (v Version) Scylla() bool { return v.has(scylla) }
+
+// AdlerChecksums reports whether compressed chunks, CRC.db and the digest
+// use Adler-32 (before ma) rather than CRC-32.
+func (v Version) AdlerChecksums() bool { return v.has(adlerChecksums) }
+
+// DigestComponent is the name of v's whole-file digest component.
+func (v Version) DigestComponent() string {
+	switch {
+	case v.has(sha1Digest):
+		return "Digest.sha1"
+	case v.has(adlerChecksums):
+		return "Digest.adler32"
+	}
+	return "Digest.crc32"
+}
+
+// OldBloomHashOrder reports whether the bloom filter uses the Murmur3 halves
+// in the pre-3.0 order (base = h1, increment = h2).
+func (v Version) OldBloomHashOrder() bool { return v.has(oldBloomHashOrder) }
+
+// OldBloomFilterFormat reports whether Filter.db stores the bitset as
+// big-endian 64-bit words (each 8-byte group byte-reversed), as before 4.0,
+// rather than as the in-memory bytes.
+func (v Version) OldBloomFilterFormat() bool { return v.has(oldBloomFilterFormat) }
+
+// SummaryBoundaries reports whether Summary.db ends with the segment
+// boundaries trailer (before ma).
+func (v Version) SummaryBoundaries() bool { return v.has(summaryBoundaries) }
+
+// CompactionAncestors reports whether Statistics.db's compaction metadata
+// starts with the ancestor generations (before ma).
+func (v Version) CompactionAncestors() bool { return v.has(compactionAncestors) }
+
+// HasCommitLogLowerBound reports whether Statistics.db holds the commit
+// log lower bound (lb, and mb on).
+func (v Version) HasCommitLogLowerBound() bool { return v.has(commitLogLowerBound) }
+
+// HasCommitLogIntervals reports whether Statistics.db holds the commit log
+// intervals (mc on).
+func (v Version) HasCommitLogIntervals() bool { return v.has(commitLogIntervals) }
+
+// HasAccurateMinMax reports whether the min/max clustering values are the
+// whole smallest and largest clustering prefixes (md on) rather than
+// per-component minima and maxima.
+func (v Version) HasAccurateMinMax() bool { return v.has(accurateMinMax) }
+
+// HasLegacyMinMax reports whether Statistics.db holds the min/max
+// clustering values as lists of components (up to nc).
+func (v Version) HasLegacyMinMax() bool { return v.has(legacyMinMax) }
+
+// HasOriginatingHostID reports whether Statistics.db holds the originating
+// host id (me, nb on; not na).
+func (v Version) HasOriginatingHostID() bool { return v.has(originatingHostID) }
+
+// HasMaxCompressedLength reports whether CompressionInfo.db holds
+// maxCompressedLength, above which a chunk is stored uncompressed (na on).
+func (v Version) HasMaxCompressedLength() bool { return v.has(maxCompressedLength) }
+
+// HasPendingRepair reports whether Statistics.db holds the pending repair
+// session (na on).
+func (v Version) HasPendingRepair() bool { return v.has(pendingRepair) }
+
+// HasIsTransient reports whether Statistics.db holds the transient flag (na
+// on).
+func (v Version) HasIsTransient() bool { return v.has(isTransient) }
+
+// HasMetadataChecksum reports whether Statistics.db carries CRC-32s of its
+// table of contents and of each component (na on).
+func (v Version) HasMetadataChecksum() bool { return v.has(metadataChecksum) }
+
+// HasImprovedMinMax reports whether Statistics.db holds the covered
+// clustering slice (typed bounds) in place of the legacy min/max (oa on).
+func (v Version) HasImprovedMinMax() bool { return v.has(improvedMinMax) }
+
+// HasTrailingImprovedMinMax reports nc's layout: the covered slice after
+// the originating host id, with the legacy min/max kept.
+func (v Version) HasTrailingImprovedMinMax() bool { return v.has(trailingImprovedMinMax) }
+
+// HasPartitionLevelDeletionsPresenceMarker reports whether Statistics.db
+// says whether any partition has a partition deletion (nc, oa on).
+func (v Version) HasPartitionLevelDeletionsPresenceMarker() bool {
+	return v.has(partitionDeletionMarker)
+}
+
+// HasKeyRange reports whether Statistics.db holds the first and last keys
+// (nc, oa on).
+func (v Version) HasKeyRange() bool { return v.has(keyRange) }
+
+// UIntDeletionTime reports whether local deletion times are unsigned 32-bit
+// (valid to 2106) and a live fixed-form deletion time is the single byte
+// 0x80 (oa on).
+func (v Version) UIntDeletionTime() bool { return v.has(uintDeletionTime) }
+
+// HasTokenSpaceCoverage reports whether Statistics.db holds the fraction of
+// the token space the SSTable covers (oa on).
+func (v Version) HasTokenSpaceCoverage() bool { return v.has(tokenSpaceCoverage) }
+
+// StreamsTo reports whether Cassandra of major release r (3, 4 or 5)
+// accepts v when streaming (sstableloader, repair): only its own major
+// version (BigVersion.isCompatibleForStreaming).
+func (v Version) StreamsTo(major int) bool {
+	if v.i == nil {
+		return false
+	}
+	return int(v.i.name[0]-'m')+3 == major || (v.i.name[0] == 'd' && major == 5)
+}

@@ -1,0 +1,108 @@
+package version
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPredicates pins every predicate to the version letters: a column per
+// version, in table order, "x" where the predicate holds (BigVersion's and
+// BtiVersion's flags as Cassandra 5.0 evaluates them for what each version
+// wrote; modern-formats.md §1.2).
+func TestPredicates(t *testing.T) {
+	names := "ka la lb ma mb mc md me na nb nc oa da ms mt"
+	cases := []struct {
+		name string
+		pred func(Version) bool
+		want string
+	}{
+		{"Writable", Version.Writable, "-  x  -  x  x  x  x  x  x  x  x  x  x  -  -"},
+		{"LegacyCells", Version.LegacyCells, "x  x  x  -  -  -  -  -  -  -  -  -  -  -  -"},
+		{"Tries", Version.Tries, "-  -  -  -  -  -  -  -  -  -  -  -  x  x  x"},
+		{"Scylla", Version.Scylla, "-  -  -  -  -  -  -  -  -  -  -  -  -  x  x"},
+		{"AdlerChecksums", Version.AdlerChecksums, "x  x  x  -  -  -  -  -  -  -  -  -  -  -  -"},
+		{"OldBloomHashOrder", Version.OldBloomHashOrder, "x  x  x  -  -  -  -  -  -  -  -  -  -  -  -"},
+		{"OldBloomFilterFormat", Version.OldBloomFilterFormat, "x  x  x  x  x  x  x  x  -  -  -  -  -  x  x"},
+		{"SummaryBoundaries", Version.SummaryBoundaries, "x  x  x  -  -  -  -  -  -  -  -  -  -  -  -"},
+		{"CompactionAncestors", Version.CompactionAncestors, "x  x  x  -  -  -  -  -  -  -  -  -  -  -  -"},
+		{"HasCommitLogLowerBound", Version.HasCommitLogLowerBound, "-  -  x  -  x  x  x  x  x  x  x  x  x  x  x"},
+		{"HasCommitLogIntervals", Version.HasCommitLogIntervals, "-  -  -  -  -  x  x  x  x  x  x  x  x  x  x"},
+		{"HasAccurateMinMax", Version.HasAccurateMinMax, "-  -  -  -  -  -  x  x  x  x  x  -  x  x  x"},
+		{"HasLegacyMinMax", Version.HasLegacyMinMax, "x  x  x  x  x  x  x  x  x  x  x  -  -  x  x"},
+		{"HasOriginatingHostID", Version.HasOriginatingHostID, "-  -  -  -  -  -  -  x  -  x  x  x  x  x  x"},
+		{"HasMaxCompressedLength", Version.HasMaxCompressedLength, "-  -  -  -  -  -  -  -  x  x  x  x  x  -  -"},
+		{"HasPendingRepair", Version.HasPendingRepair, "-  -  -  -  -  -  -  -  x  x  x  x  x  -  -"},
+		{"HasIsTransient", Version.HasIsTransient, "-  -  -  -  -  -  -  -  x  x  x  x  x  -  -"},
+		{"HasMetadataChecksum", Version.HasMetadataChecksum, "-  -  -  -  -  -  -  -  x  x  x  x  x  -  -"},
+		{"HasImprovedMinMax", Version.HasImprovedMinMax, "-  -  -  -  -  -  -  -  -  -  -  x  x  -  -"},
+		{"HasTrailingImprovedMinMax", Version.HasTrailingImprovedMinMax, "-  -  -  -  -  -  -  -  -  -  x  -  -  -  -"},
+		{"HasPartitionLevelDeletionsPresenceMarker", Version.HasPartitionLevelDeletionsPresenceMarker, "-  -  -  -  -  -  -  -  -  -  x  x  x  -  -"},
+		{"HasKeyRange", Version.HasKeyRange, "-  -  -  -  -  -  -  -  -  -  x  x  x  -  -"},
+		{"UIntDeletionTime", Version.UIntDeletionTime, "-  -  -  -  -  -  -  -  -  -  -  x  x  -  -"},
+		{"HasTokenSpaceCoverage", Version.HasTokenSpaceCoverage, "-  -  -  -  -  -  -  -  -  -  -  x  x  -  -"},
+	}
+	if got := strings.Join(Names(), " "); got != names {
+		t.Fatalf("versions %q, want %q", got, names)
+	}
+	all := All()
+	for _, c := range cases {
+		marks := strings.Fields(c.want)
+		if len(marks) != len(all) {
+			t.Fatalf("%s: %d marks for %d versions", c.name, len(marks), len(all))
+		}
+		for i, v := range all {
+			if got := c.pred(v); got != (marks[i] == "x") {
+				t.Errorf("%s(%s) = %v", c.name, v, got)
+			}
+		}
+	}
+}
+
+func TestDetails(t *testing.T) {
+	digests := map[string]string{"ka": "Digest.sha1", "la": "Digest.adler32", "lb": "Digest.adler32", "ma": "Digest.crc32", "oa": "Digest.crc32", "da": "Digest.crc32"}
+	for name, want := range digests {
+		if got := MustParse(name).DigestComponent(); got != want {
+			t.Errorf("%s digest %s, want %s", name, got, want)
+		}
+	}
+	for name, want := range map[string]string{"oa": "big", "da": "bti", "ms": "big", "la": "big"} {
+		if got := MustParse(name).FileKind(); got != want {
+			t.Errorf("%s file kind %s, want %s", name, got, want)
+		}
+	}
+	// Histogram lengths and chunk lengths by writer release
+	// (modern-formats.md §1.3, from the legacy files).
+	for _, c := range []struct {
+		name                 string
+		partitions, cells    int
+		chunk, maxBins       int
+		sentinel, orderedTOC bool
+	}{
+		{"ma", 150, 114, 64 << 10, 100, true, false},
+		{"mc", 150, 114, 64 << 10, 100, false, false}, // 3.0.8+/3.11 habits; the legacy mc file, of an earlier writer, differs (InferProfile)
+		{"md", 150, 118, 64 << 10, 100, false, false},
+		{"me", 150, 118, 64 << 10, 100, false, false},
+		{"na", 150, 114, 64 << 10, 0, false, false},
+		{"nb", 150, 118, 16 << 10, 0, false, false},
+		{"oa", 155, 118, 16 << 10, 0, false, true},
+		{"da", 155, 118, 16 << 10, 0, false, true},
+	} {
+		p := MustParse(c.name).Profile()
+		if p.PartitionSizeBuckets != c.partitions || p.CellCountBuckets != c.cells || p.DefaultChunkLength != c.chunk ||
+			p.TombstoneMaxBins != c.maxBins || p.SentinelTombstoneBin != c.sentinel || p.OrderedTOC != c.orderedTOC {
+			t.Errorf("%s profile %+v", c.name, p)
+		}
+	}
+	if _, err := Parse("zz"); err == nil || !strings.Contains(err.Error(), "oa") {
+		t.Errorf("Parse(zz) = %v", err)
+	}
+	for _, c := range []struct {
+		name  string
+		major int
+		want  bool
+	}{{"mc", 4, false}, {"mc", 3, true}, {"nb", 4, true}, {"nb", 5, false}, {"oa", 5, true}, {"da", 5, true}} {
+		if got := MustParse(c.name).StreamsTo(c.major); got != c.want {
+			t.Errorf("%s.StreamsTo(%d) = %v", c.name, c.major, got)
+		}
+	}
+}
