@@ -15,6 +15,11 @@ var (
 // lanes stay below 2^31 up to 512 KiB (adler32_amd64.s).
 const adler32BlockVNNI = 512 << 10
 
+// adler32Short is the length below which UpdateAdler32's scalar loop in
+// assembly beats any vector kernel's set-up (the VNNI kernel breaks even at
+// 12–16 bytes).
+const adler32Short = 16
+
 // adler32Impl names the code behind UpdateAdler32.
 func adler32Impl() string {
 	switch {
@@ -30,8 +35,9 @@ func adler32Impl() string {
 
 // UpdateAdler32 returns the Adler-32 of prev's input followed by p.
 //
-// It is a tail jump in assembly (adler32_amd64.s) to adler32VNNIBlock for 1
-// to adler32BlockVNNI bytes on CPUs with VNNI, and to adler32UpdateOther
+// It sums fewer than adler32Short bytes itself, in a scalar loop, and is a
+// tail jump in assembly (adler32_amd64.s) to adler32VNNIBlock for up to
+// adler32BlockVNNI bytes on CPUs with VNNI, and to adler32UpdateOther
 // otherwise, so that a call through the registry costs one call.
 //
 //go:noescape

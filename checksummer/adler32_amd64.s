@@ -249,20 +249,65 @@ GLOBL adler32Ones<>(SB), RODATA|NOPTR, $4
 
 // func UpdateAdler32(prev uint32, p []byte) uint32
 //
-// The dispatch, chosen once at start-up (adler32_amd64.go): a tail jump to
-// the VNNI kernel for 1 … adler32BlockVNNI bytes, so a call through the
+// The dispatch, chosen once at start-up (adler32_amd64.go): fewer than
+// adler32Short bytes are summed here by a scalar loop (any amd64 CPU; a
+// vector kernel's set-up costs more than 15 bytes); then a tail jump to the
+// VNNI kernel for up to adler32BlockVNNI bytes, so a call through the
 // registry costs one call; anything else goes to adler32UpdateOther.
 TEXT ·UpdateAdler32(SB), NOSPLIT, $0-36
+	MOVQ  p_len+16(FP), CX
+	CMPQ  CX, $16                      // adler32Short
+	JB    short
 	CMPB  ·useAdler32VNNI(SB), $0
 	JEQ   other
-	MOVQ  p_len+16(FP), CX
-	DECQ  CX
-	CMPQ  CX, $0x7ffff                 // adler32BlockVNNI − 1
+	CMPQ  CX, $0x80000                 // adler32BlockVNNI
 	JA    other
 	JMP   ·adler32VNNIBlock(SB)
 
 other:
 	JMP ·adler32UpdateOther(SB)
+
+	// a, b < 65521 plus at most 15 bytes: a < 2^17 and b < 2^21, so both
+	// reduce by 2^16 ≡ 15 (mod 65521) to below 2·65521, then by one
+	// conditional subtraction.
+short:
+	MOVL  prev+0(FP), AX
+	MOVL  AX, BX
+	ANDL  $0xffff, AX                  // a
+	SHRL  $16, BX                      // b
+	TESTQ CX, CX
+	JZ    shortDone
+	MOVQ  p_base+8(FP), SI
+
+shortLoop:
+	MOVBLZX (SI), DX
+	ADDL    DX, AX
+	ADDL    AX, BX
+	INCQ    SI
+	DECQ    CX
+	JNZ     shortLoop
+	MOVL    AX, DX
+	SHRL    $16, DX
+	IMULL   $15, DX
+	ANDL    $0xffff, AX
+	ADDL    DX, AX
+	LEAL    -65521(AX), DX
+	CMPL    AX, $65521
+	CMOVLCC DX, AX
+	MOVL    BX, DX
+	SHRL    $16, DX
+	IMULL   $15, DX
+	ANDL    $0xffff, BX
+	ADDL    DX, BX
+	LEAL    -65521(BX), DX
+	CMPL    BX, $65521
+	CMOVLCC DX, BX
+
+shortDone:
+	SHLL $16, BX
+	ORL  BX, AX
+	MOVL AX, ret+32(FP)
+	RET
 
 // func adler32VNNIBlock(adler uint32, p []byte) uint32
 //
