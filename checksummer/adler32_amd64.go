@@ -8,11 +8,23 @@ import "golang.org/x/sys/cpu"
 var (
 	useAdler32AVX2   = cpu.X86.HasAVX2
 	useAdler32AVX512 = useAdler32AVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW
+	useAdler32VNNI   = useAdler32AVX512 && cpu.X86.HasAVX512VNNI && cpu.X86.HasBMI2
 )
+
+// adler32BlockVNNI is the most the VNNI kernel sums in one call: its 32-bit
+// lanes stay below 2^31 up to 512 KiB (adler32_amd64.s).
+const adler32BlockVNNI = 512 << 10
+
+// adler32Short is the length below which UpdateAdler32's scalar loop in
+// assembly beats any vector kernel's set-up (the VNNI kernel breaks even at
+// 12–16 bytes).
+const adler32Short = 16
 
 // adler32Impl names the code behind UpdateAdler32.
 func adler32Impl() string {
 	switch {
+	case useAdler32VNNI:
+		return "amd64 AVX-512 VNNI assembly"
 	case useAdler32AVX512:
 		return "amd64 AVX-512BW assembly"
 	case useAdler32AVX2:
@@ -22,8 +34,36 @@ func adler32Impl() string {
 }
 
 // UpdateAdler32 returns the Adler-32 of prev's input followed by p.
-func UpdateAdler32(prev uint32, p []byte) uint32 {
+//
+// It sums fewer than adler32Short bytes itself, in a scalar loop, and is a
+// tail jump in assembly (adler32_amd64.s) to adler32VNNIBlock for up to
+// adler32BlockVNNI bytes on CPUs with VNNI, and to adler32UpdateOther
+// otherwise, so that a call through the registry costs one call.
+//
+//go:noescape
+func UpdateAdler32(prev uint32, p []byte) uint32
+
+// adler32UpdateOther is UpdateAdler32 for what the assembly dispatch does
+// not send to the VNNI kernel directly.
+func adler32UpdateOther(prev uint32, p []byte) uint32 {
+	if useAdler32VNNI {
+		return adler32VNNI(prev, p)
+	}
 	return adler32Vector(prev, p, useAdler32AVX2, useAdler32AVX512)
+}
+
+// adler32VNNI is UpdateAdler32 with the VNNI kernel, which takes any length
+// (the last bytes through a masked load), one block of up to
+// adler32BlockVNNI bytes per call.
+func adler32VNNI(prev uint32, p []byte) uint32 {
+	for len(p) > adler32BlockVNNI {
+		prev = adler32VNNIBlock(prev, p[:adler32BlockVNNI])
+		p = p[adler32BlockVNNI:]
+	}
+	if len(p) == 0 {
+		return prev
+	}
+	return adler32VNNIBlock(prev, p)
 }
 
 // adler32Vector is UpdateAdler32 with the kernels to use given explicitly
@@ -64,3 +104,9 @@ func adler32SumsAVX2(p []byte) (sum, weighted uint64)
 //
 //go:noescape
 func adler32SumsAVX512(p []byte) (sum, weighted uint64)
+
+// adler32VNNIBlock returns the Adler-32 of adler's input followed by p, for
+// len(p) from 1 to adler32BlockVNNI (AVX-512 VNNI, adler32_amd64.s).
+//
+//go:noescape
+func adler32VNNIBlock(adler uint32, p []byte) uint32

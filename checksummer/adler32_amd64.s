@@ -207,3 +207,461 @@ avx512Reduce:
 	MOVQ BX, weighted+32(FP)
 	VZEROUPPER
 	RET
+
+// adler32Ramp holds the bytes 63, 62, …, 0 (Σ (127 − t)·d for the first
+// vector of a pair is ramp + 64; for the second, the ramp itself).
+DATA adler32Ramp<>+0(SB)/8, $0x38393a3b3c3d3e3f
+DATA adler32Ramp<>+8(SB)/8, $0x3031323334353637
+DATA adler32Ramp<>+16(SB)/8, $0x28292a2b2c2d2e2f
+DATA adler32Ramp<>+24(SB)/8, $0x2021222324252627
+DATA adler32Ramp<>+32(SB)/8, $0x18191a1b1c1d1e1f
+DATA adler32Ramp<>+40(SB)/8, $0x1011121314151617
+DATA adler32Ramp<>+48(SB)/8, $0x08090a0b0c0d0e0f
+DATA adler32Ramp<>+56(SB)/8, $0x0001020304050607
+GLOBL adler32Ramp<>(SB), RODATA|NOPTR, $64
+
+// adler32Low32 is 0x00000000ffffffff, for broadcasting.
+DATA adler32Low32<>+0(SB)/8, $0x00000000ffffffff
+GLOBL adler32Low32<>(SB), RODATA|NOPTR, $8
+
+// adler32Ones holds four bytes of 1, for broadcasting.
+DATA adler32Ones<>+0(SB)/4, $0x01010101
+GLOBL adler32Ones<>(SB), RODATA|NOPTR, $4
+
+// HSUMQ adds the eight 64-bit lanes of Z register zr into GPR r, using the
+// Y/X views yr/xr of zr and a scratch X register xt.
+#define HSUMQ(zr, yr, xr, yt, xt, r) \
+	VEXTRACTI64X4 $1, zr, yt \
+	VPADDQ        yt, yr, yr \
+	VEXTRACTI32X4 $1, yr, xt \
+	VPADDQ        xt, xr, xr \
+	VPSHUFD       $0x4e, xr, xt \
+	VPADDQ        xt, xr, xr \
+	VMOVQ         xr, r
+
+// WIDEN turns the sixteen 32-bit lanes of zr into eight 64-bit sums of
+// adjacent pairs, in place (zt is scratch, zmask holds 0x00000000ffffffff
+// in every 64-bit lane).
+#define WIDEN(zr, zt, zmask) \
+	VPSRLQ $32, zr, zt \
+	VPANDQ zmask, zr, zr \
+	VPADDQ zt, zr, zr
+
+// func UpdateAdler32(prev uint32, p []byte) uint32
+//
+// The dispatch, chosen once at start-up (adler32_amd64.go): fewer than
+// adler32Short bytes are summed here by a scalar loop (any amd64 CPU; a
+// vector kernel's set-up costs more than 15 bytes); then a tail jump to the
+// VNNI kernel for up to adler32BlockVNNI bytes, so a call through the
+// registry costs one call; anything else goes to adler32UpdateOther.
+TEXT ·UpdateAdler32(SB), NOSPLIT, $0-36
+	MOVQ  p_len+16(FP), CX
+	CMPQ  CX, $16                      // adler32Short
+	JB    short
+	CMPB  ·useAdler32VNNI(SB), $0
+	JEQ   other
+	CMPQ  CX, $0x80000                 // adler32BlockVNNI
+	JA    other
+	JMP   ·adler32VNNIBlock(SB)
+
+other:
+	JMP ·adler32UpdateOther(SB)
+
+	// a, b < 65521 plus at most 15 bytes: a < 2^17 and b < 2^21, so both
+	// reduce by 2^16 ≡ 15 (mod 65521) to below 2·65521, then by one
+	// conditional subtraction.
+short:
+	MOVL  prev+0(FP), AX
+	MOVL  AX, BX
+	ANDL  $0xffff, AX                  // a
+	SHRL  $16, BX                      // b
+	TESTQ CX, CX
+	JZ    shortDone
+	MOVQ  p_base+8(FP), SI
+
+shortLoop:
+	MOVBLZX (SI), DX
+	ADDL    DX, AX
+	ADDL    AX, BX
+	INCQ    SI
+	DECQ    CX
+	JNZ     shortLoop
+	MOVL    AX, DX
+	SHRL    $16, DX
+	IMULL   $15, DX
+	ANDL    $0xffff, AX
+	ADDL    DX, AX
+	LEAL    -65521(AX), DX
+	CMPL    AX, $65521
+	CMOVLCC DX, AX
+	MOVL    BX, DX
+	SHRL    $16, DX
+	IMULL   $15, DX
+	ANDL    $0xffff, BX
+	ADDL    DX, BX
+	LEAL    -65521(BX), DX
+	CMPL    BX, $65521
+	CMOVLCC DX, BX
+
+shortDone:
+	SHLL $16, BX
+	ORL  BX, AX
+	MOVL AX, ret+32(FP)
+	RET
+
+// func adler32VNNIBlock(adler uint32, p []byte) uint32
+//
+// The Adler-32 of adler's input followed by p, 1 ≤ len(p) ≤
+// adler32BlockVNNI. Requires AVX-512 F/BW, VNNI and BMI2. The arithmetic is
+// that of the other kernels (Σ d_i and Σ (n − i)·d_i, see
+// adler32_generic.go), reduced mod 65521 at the end; VPDPBUSD multiplies 64
+// unsigned bytes by 64 signed weights and adds each group of four products
+// into a 32-bit lane.
+//
+// Main part, 1 KiB per step: eight groups g of two vectors. For a step k of
+// K and byte t of its group (0 … 127), n − i = 1024·(K−1−k) + 128·(7−g) +
+// (127 − t) + 1, so
+//
+//	weighted = 1024·P + 128·Σ_g (7−g)·A_g + W + sum
+//
+// where A_g accumulates the bytes of group g (VPDPBUSD by ones), W the bytes
+// weighted 127 − t (ramp + 64 for the first vector, ramp for the second),
+// and P the sum of all A_g before each step (so P = Σ_k (K−1−k)·T_k). Every
+// accumulator takes two VPDPBUSD per step, so no dependency chain is longer
+// than the step's 20 cycles of port time: 2.5 vector instructions per 64
+// bytes, and one reduction for the whole call.
+//
+// Lane bounds for K ≤ 512 (adler32BlockVNNI): A_g ≤ 2040·K ≈ 2^20,
+// P ≤ 8·2040·K²/2 < 2^31, W ≤ 8·190740·K < 2^30: no 32-bit lane overflows,
+// and the lanes are widened to 64 bits before they are combined.
+//
+// Rest (< 1 KiB): up to four steps of four slots (one vector each), padded
+// in front to whole steps and entered at the first slot holding data (see
+// rest: below).
+TEXT ·adler32VNNIBlock(SB), NOSPLIT, $0-36
+	MOVQ p_base+8(FP), SI
+	MOVQ p_len+16(FP), CX
+
+	VPBROADCASTD adler32Ones<>(SB), Z31 // bytes of 1
+	XORL       R8, R8                   // main sum
+	XORL       R9, R9                   // main weighted
+	XORL       R12, R12                 // 1 once a main part is summed
+	MOVQ       CX, BX
+	SHRQ       $10, BX                  // K
+	JZ         rest
+	VMOVDQU64  adler32Ramp<>(SB), Z27   // 63 … 0
+	MOVL       $64, AX
+	VPBROADCASTB AX, Z28
+	VPADDB     Z27, Z28, Z28            // 127 … 64
+
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+
+mainLoop:
+	VPADDD    Z1, Z0, Z24
+	VPADDD    Z3, Z2, Z25
+	VPADDD    Z5, Z4, Z26
+	VPADDD    Z7, Z6, Z29
+	VMOVDQU64 (SI), Z17
+	VMOVDQU64 64(SI), Z18
+	VMOVDQU64 128(SI), Z19
+	VMOVDQU64 192(SI), Z20
+	VPDPBUSD  Z31, Z17, Z0
+	VPDPBUSD  Z28, Z17, Z8
+	VPDPBUSD  Z31, Z18, Z0
+	VPDPBUSD  Z27, Z18, Z8
+	VPDPBUSD  Z31, Z19, Z1
+	VPDPBUSD  Z28, Z19, Z9
+	VPDPBUSD  Z31, Z20, Z1
+	VPDPBUSD  Z27, Z20, Z9
+	VPADDD    Z25, Z24, Z24
+	VPADDD    Z29, Z26, Z26
+	VMOVDQU64 256(SI), Z17
+	VMOVDQU64 320(SI), Z18
+	VMOVDQU64 384(SI), Z19
+	VMOVDQU64 448(SI), Z20
+	VPDPBUSD  Z31, Z17, Z2
+	VPDPBUSD  Z28, Z17, Z10
+	VPDPBUSD  Z31, Z18, Z2
+	VPDPBUSD  Z27, Z18, Z10
+	VPDPBUSD  Z31, Z19, Z3
+	VPDPBUSD  Z28, Z19, Z11
+	VPDPBUSD  Z31, Z20, Z3
+	VPDPBUSD  Z27, Z20, Z11
+	VPADDD    Z26, Z24, Z24
+	VMOVDQU64 512(SI), Z17
+	VMOVDQU64 576(SI), Z18
+	VMOVDQU64 640(SI), Z19
+	VMOVDQU64 704(SI), Z20
+	VPDPBUSD  Z31, Z17, Z4
+	VPDPBUSD  Z28, Z17, Z12
+	VPDPBUSD  Z31, Z18, Z4
+	VPDPBUSD  Z27, Z18, Z12
+	VPDPBUSD  Z31, Z19, Z5
+	VPDPBUSD  Z28, Z19, Z13
+	VPDPBUSD  Z31, Z20, Z5
+	VPDPBUSD  Z27, Z20, Z13
+	VPADDD    Z24, Z16, Z16
+	VMOVDQU64 768(SI), Z17
+	VMOVDQU64 832(SI), Z18
+	VMOVDQU64 896(SI), Z19
+	VMOVDQU64 960(SI), Z20
+	VPDPBUSD  Z31, Z17, Z6
+	VPDPBUSD  Z28, Z17, Z14
+	VPDPBUSD  Z31, Z18, Z6
+	VPDPBUSD  Z27, Z18, Z14
+	VPDPBUSD  Z31, Z19, Z7
+	VPDPBUSD  Z28, Z19, Z15
+	VPDPBUSD  Z31, Z20, Z7
+	VPDPBUSD  Z27, Z20, Z15
+	ADDQ      $1024, SI
+	DECQ      BX
+	JNZ       mainLoop
+
+	// T = Σ_g (7−g)·A_g by running sums; S = Σ_g A_g; W = Σ_g W_g.
+	VMOVDQA64 Z0, Z17
+	VMOVDQA64 Z0, Z18
+	VPADDD    Z1, Z17, Z17
+	VPADDD    Z17, Z18, Z18
+	VPADDD    Z2, Z17, Z17
+	VPADDD    Z17, Z18, Z18
+	VPADDD    Z3, Z17, Z17
+	VPADDD    Z17, Z18, Z18
+	VPADDD    Z4, Z17, Z17
+	VPADDD    Z17, Z18, Z18
+	VPADDD    Z5, Z17, Z17
+	VPADDD    Z17, Z18, Z18
+	VPADDD    Z6, Z17, Z17
+	VPADDD    Z17, Z18, Z18             // T
+	VPADDD    Z7, Z17, Z17              // S
+	VPADDD    Z9, Z8, Z8
+	VPADDD    Z11, Z10, Z10
+	VPADDD    Z13, Z12, Z12
+	VPADDD    Z15, Z14, Z14
+	VPADDD    Z10, Z8, Z8
+	VPADDD    Z14, Z12, Z12
+	VPADDD    Z12, Z8, Z8               // W
+	VPTERNLOGD $0xff, Z30, Z30, Z30
+	VPSRLQ    $32, Z30, Z30             // 0x00000000ffffffff
+	WIDEN(Z16, Z19, Z30)
+	WIDEN(Z18, Z19, Z30)
+	WIDEN(Z8, Z19, Z30)
+	WIDEN(Z17, Z19, Z30)
+	VPSLLQ    $10, Z16, Z16
+	VPSLLQ    $7, Z18, Z18
+	VPADDQ    Z18, Z16, Z16
+	VPADDQ    Z8, Z16, Z16
+	VPADDQ    Z17, Z16, Z16             // weighted, 64-bit lanes
+	HSUMQ(Z17, Y17, X17, Y19, X19, R8)
+	HSUMQ(Z16, Y16, X16, Y19, X19, R9)
+	MOVL      $1, R12
+	ANDQ      $1023, CX                 // rest length
+	JZ        store
+	MOVQ      R8, AX                    // the rest follows the main part:
+	IMULQ     CX, AX                    // its bytes weigh len(rest) more
+	ADDQ      AX, R9
+
+rest:
+	// CX = rest length R (1 … 1023 here, or all of p when it is shorter
+	// than 1 KiB), SI its start; R12 = 1 iff a main part precedes it.
+	//
+	// The rest is padded in front with zeros to whole steps of four slots
+	// (one vector each, weights 64 − i; Σ_s (3−s)·A_s for the slot offsets
+	// and P for the steps, as in the main part). Padding in front weighs
+	// nothing, so the sums are exact. The first step is entered at its first
+	// slot holding data, which is read with a byte mask when it is partial.
+	//
+	// A_s in Z0…Z3, W_s in Z8…Z11, P in Z16.
+	VMOVDQU64 adler32Weights<>(SB), Z26 // 64 … 1
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z16, Z16, Z16
+	LEAQ   255(CX), BX
+	ANDQ   $-256, BX                    // padded length
+	MOVQ   BX, DX
+	SUBQ   CX, DX                       // padding in front (0 … 255)
+	SUBQ   DX, SI                       // start of the padded rest
+	SHRQ   $8, BX                       // steps (1 … 4)
+	MOVQ   DX, R10
+	SHRQ   $6, R10                      // first slot holding data
+	ANDQ   $63, DX                      // its zero bytes in front
+	MOVQ   R10, R11
+	SHLQ   $6, R11
+	ADDQ   SI, R11                      // its address
+	VMOVDQA64 Z26, Z25                  // its weights
+	TESTQ  DX, DX
+	JNZ    restPartial
+	VMOVDQU64 (R11), Z24
+	JMP    restFirst
+
+restPartial:
+	// A masked load takes a slow assist (over 100 ns) when its masked-off
+	// bytes lie in a page the process cannot read. The padding bytes before
+	// the rest are the main part's when there is one; otherwise, if they lie
+	// in the previous page, the vector is read from its first message byte
+	// and its weights lowered by the padding instead.
+	MOVQ   $-1, AX
+	SHLXQ  DX, AX, AX
+	KMOVQ  AX, K1
+	TESTQ  R12, R12
+	JNZ    restFront
+	LEAQ   (R11)(DX*1), AX
+	XORQ   R11, AX
+	SHRQ   $12, AX
+	JNZ    restShifted
+
+restFront:
+	VMOVDQU8.Z (R11), K1, Z24
+
+restFirst:
+	CMPQ R10, $1
+	JB   restFirst0
+	JE   restFirst1
+	CMPQ R10, $2
+	JE   restFirst2
+	VPDPBUSD Z31, Z24, Z3
+	VPDPBUSD Z25, Z24, Z11
+	JMP      restNext
+
+restFirst0:
+	VPDPBUSD Z31, Z24, Z0
+	VPDPBUSD Z25, Z24, Z8
+	JMP      restSlot1
+
+restFirst1:
+	VPDPBUSD Z31, Z24, Z1
+	VPDPBUSD Z25, Z24, Z9
+	JMP      restSlot2
+
+restFirst2:
+	VPDPBUSD Z31, Z24, Z2
+	VPDPBUSD Z25, Z24, Z10
+	JMP      restSlot3
+
+restStep:
+	ADDQ      $256, SI
+	VPADDD    Z1, Z0, Z21
+	VPADDD    Z3, Z2, Z22
+	VPADDD    Z22, Z21, Z21
+	VPADDD    Z21, Z16, Z16             // P += Σ A_s before this step
+	VMOVDQU64 (SI), Z21
+	VPDPBUSD  Z31, Z21, Z0
+	VPDPBUSD  Z26, Z21, Z8
+
+restSlot1:
+	VMOVDQU64 64(SI), Z22
+	VPDPBUSD  Z31, Z22, Z1
+	VPDPBUSD  Z26, Z22, Z9
+
+restSlot2:
+	VMOVDQU64 128(SI), Z23
+	VPDPBUSD  Z31, Z23, Z2
+	VPDPBUSD  Z26, Z23, Z10
+
+restSlot3:
+	VMOVDQU64 192(SI), Z24
+	VPDPBUSD  Z31, Z24, Z3
+	VPDPBUSD  Z26, Z24, Z11
+
+restNext:
+	DECQ      BX
+	JNZ       restStep
+
+	// weighted = 256·P + 64·(3·A0 + 2·A1 + A2) + Σ_s W_s; every lane stays
+	// far below 2^32 for fewer than 1024 bytes.
+	VPADDD Z1, Z0, Z21
+	VPADDD Z9, Z8, Z8
+	VPADDD Z11, Z10, Z10
+	VPSLLD $8, Z16, Z16
+	VPADDD Z2, Z21, Z22                // A0+A1+A2
+	VPADDD Z21, Z0, Z21                // 2·A0+A1
+	VPADDD Z3, Z22, Z17                // sum
+	VPADDD Z22, Z21, Z21               // 3·A0+2·A1+A2
+	VPADDD Z10, Z8, Z8
+	VPSLLD $6, Z21, Z21
+	VPADDD Z8, Z16, Z16
+	VPADDD Z21, Z16, Z16               // weighted
+
+restSums:
+	// Horizontal sums of both at once: add neighbouring 32-bit lanes, keep
+	// weighted's pair sums in the even lanes and the sum's in the odd ones,
+	// then one tree over the eight 64-bit lanes (each 32-bit half stays
+	// below 2^32).
+	VPSRLQ        $32, Z16, Z18
+	VPSLLQ        $32, Z17, Z19
+	VPADDD        Z18, Z16, Z16
+	VPADDD        Z19, Z17, Z17
+	VPTERNLOGQ.BCST $0xe4, adler32Low32<>(SB), Z17, Z16 // low halves from Z16
+	VEXTRACTI64X4 $1, Z16, Y18
+	VPADDD        Y18, Y16, Y16
+	VEXTRACTI32X4 $1, Y16, X18
+	VPADDD        X18, X16, X16
+	VPSHUFD       $0x4e, X16, X18
+	VPADDD        X18, X16, X16
+	VMOVQ         X16, AX
+	MOVQ          AX, BX
+	SHRQ          $32, BX              // sum
+	MOVL          AX, AX               // weighted
+	ADDQ          BX, R8
+	ADDQ          AX, R9
+
+store:
+	// a' = a + sum, b' = b + n·a + weighted (< 2^46 for n ≤ 512 KiB), each
+	// reduced mod 65521 by multiplying with a rounded-up reciprocal:
+	// ⌈2^47/65521⌉ is exact for a' < 2^32, ⌈2^79/65521⌉ for b' < 2^47.
+	MOVL  adler+0(FP), AX
+	MOVL  AX, BX
+	ANDL  $0xffff, AX                  // a
+	SHRL  $16, BX                      // b
+	MOVQ  p_len+16(FP), CX
+	IMULQ AX, CX
+	ADDQ  CX, R9
+	ADDQ  BX, R9                       // b'
+	ADDQ  AX, R8                       // a'
+	MOVQ  $0x80078071, AX
+	IMULQ R8, AX
+	SHRQ  $47, AX
+	IMULQ $65521, AX
+	SUBQ  AX, R8
+	MOVQ  $0x800780708697e2e7, AX
+	MULQ  R9
+	SHRQ  $15, DX
+	IMULQ $65521, DX
+	SUBQ  DX, R9
+	SHLQ  $16, R9
+	ORQ   R8, R9
+	MOVL  R9, ret+32(FP)
+	VZEROUPPER
+	RET
+
+restShifted:
+	MOVQ       $64, AX
+	SUBQ       DX, AX
+	MOVQ       $-1, R13
+	BZHIQ      AX, R13, R13
+	KMOVQ      R13, K2
+	VMOVDQU8.Z (R11)(DX*1), K2, Z24
+	VPBROADCASTB DX, Z25
+	VPSUBB     Z25, Z26, Z25
+	JMP        restFirst

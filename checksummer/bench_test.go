@@ -29,6 +29,55 @@ func BenchmarkChecksum(b *testing.B) {
 	}
 }
 
+// BenchmarkCRC32 and BenchmarkAdler32 measure every Update of one
+// algorithm — the registered checksummers, the forced assembly kernels and
+// the pure-Go code — as impl=<name>/size=<n>/align=<a>: the input starts a
+// bytes past a 64-byte boundary, or, for align=guard (linux), right after a
+// page the process cannot read (where a careless masked load would take a
+// slow assist on every call).
+func BenchmarkCRC32(b *testing.B) { benchmarkAlgorithm(b, CRC32) }
+
+// BenchmarkAdler32 is BenchmarkCRC32 for Adler-32.
+func BenchmarkAdler32(b *testing.B) { benchmarkAlgorithm(b, Adler32) }
+
+func benchmarkAlgorithm(b *testing.B, alg Algorithm) {
+	sizes := []int{8, 64, 514, 4096, 65536}
+	buf := alignedBuffer(rand.New(rand.NewPCG(1, 1)), 65536+64)
+	guard := guardedBuffer(b, 65536)
+	var impls []updater
+	for _, u := range updaters() {
+		if u.alg == alg {
+			impls = append(impls, u)
+		}
+	}
+	for _, u := range impls {
+		for _, size := range sizes {
+			for _, align := range []string{"0", "1", "63", "guard"} {
+				var p []byte
+				switch align {
+				case "guard":
+					if guard == nil {
+						continue
+					}
+					p = guard[:size]
+				default:
+					off, _ := strconv.Atoi(align)
+					p = buf[off : off+size]
+				}
+				b.Run("impl="+u.name+"/size="+strconv.Itoa(size)+"/align="+align, func(b *testing.B) {
+					b.SetBytes(int64(size))
+					b.ReportAllocs()
+					var s uint32
+					for b.Loop() {
+						s ^= u.update(initOf(alg), p)
+					}
+					benchSink = s
+				})
+			}
+		}
+	}
+}
+
 // BenchmarkCombine measures every combine implementation for second lengths
 // of 514 B and 64 KiB, plus the fixed-length CRC32Combiner. SetBytes is the
 // second length, so MB/s compares directly with feeding those bytes again.

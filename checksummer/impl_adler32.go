@@ -19,14 +19,14 @@ func (adler32Family) Combine(a, b uint32, lenB int64) uint32 { return Adler32Com
 func (adler32Family) PreferCombine() bool { return true }
 
 // adler32Fast is "adler32": UpdateAdler32, castable's own (SIMD assembly on
-// amd64, SWAR pure Go elsewhere).
+// amd64, SWAR pure Go elsewhere). Pointer receivers, as crc32Fast's.
 type adler32Fast struct{ adler32Family }
 
-func (adler32Fast) Name() string { return "adler32" }
+func (*adler32Fast) Name() string { return "adler32" }
 
-func (adler32Fast) Update(prev uint32, p []byte) uint32 { return UpdateAdler32(prev, p) }
+func (*adler32Fast) Update(prev uint32, p []byte) uint32 { return UpdateAdler32(prev, p) }
 
-func (adler32Fast) Describe() string { return "castable Adler-32: " + adler32Impl() }
+func (*adler32Fast) Describe() string { return "castable Adler-32: " + adler32Impl() }
 
 // adler32Stdlib is "adler32-stdlib": Go's hash/adler32 (byte at a time,
 // zlib's speed).

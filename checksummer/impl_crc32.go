@@ -6,22 +6,6 @@ import (
 	kcrc32 "github.com/klauspost/crc32"
 )
 
-// crc32UseKlauspost selects the code behind "crc32", the default CRC-32.
-// Both candidates fold with carry-less multiplication (PCLMULQDQ, and an
-// AVX-512 VPCLMULQDQ loop from 1 KiB up on CPUs that have it). Measured with
-// BenchmarkChecksum/impl=crc32-{stdlib,klauspost}, 10 interleaved rounds of
-// -benchtime 150ms on the shared 2-vCPU project machine (Emerald Rapids
-// class, Go 1.26.8, heavily loaded: medians, best round in brackets):
-//
-//	              514 B            4 KiB              64 KiB
-//	stdlib      109 ns (62 ns)   229 ns (133 ns)    4.15 µs (2.65 µs)
-//	klauspost   114 ns (40 ns)   862 ns (381 ns)    4.08 µs (2.34 µs)
-//
-// They tie at 514 B and 64 KiB; at 4 KiB klauspost/crc32 is about 3.7×
-// slower, so hash/crc32 is the default and klauspost/crc32 stays available
-// as "crc32-klauspost".
-const crc32UseKlauspost = false
-
 // crc32Family gives the CRC-32 checksummers their shared methods: the empty
 // checksum 0 and the fast combine.
 type crc32Family struct{}
@@ -38,23 +22,22 @@ func (crc32Family) Combine(a, b uint32, lenB int64) uint32 { return CRC32Combine
 // PreferCombine returns true: CRC32Combine costs nanoseconds.
 func (crc32Family) PreferCombine() bool { return true }
 
-// crc32Fast is "crc32": the fastest CRC-32 available in pure Go.
+// crc32Fast is "crc32": UpdateCRC32, castable's own (VPCLMULQDQ assembly on
+// amd64 CPUs that have it, hash/crc32 elsewhere). Measured against the
+// other candidates with BenchmarkCRC32 and perf_checksum (README,
+// "Checksummers and codecs").
+//
+// Its methods have pointer receivers and Update is one inlined call, so a
+// call through the Checksummer interface reaches UpdateCRC32 directly (a
+// value receiver would add a wrapper frame, about a nanosecond a call).
 type crc32Fast struct{ crc32Family }
 
-func (crc32Fast) Name() string { return "crc32" }
+func (*crc32Fast) Name() string { return "crc32" }
 
-func (crc32Fast) Update(prev uint32, p []byte) uint32 {
-	if crc32UseKlauspost {
-		return kcrc32.Update(prev, kcrc32.IEEETable, p)
-	}
-	return crc32.Update(prev, crc32.IEEETable, p)
-}
+func (*crc32Fast) Update(prev uint32, p []byte) uint32 { return UpdateCRC32(prev, p) }
 
-func (c crc32Fast) Describe() string {
-	if crc32UseKlauspost {
-		return crc32Klauspost{}.Describe()
-	}
-	return crc32Stdlib{}.Describe()
+func (*crc32Fast) Describe() string {
+	return "castable CRC-32: " + crc32Impl() + "; combine: " + crc32CombineImpl
 }
 
 // crc32Stdlib is "crc32-stdlib": Go's hash/crc32.

@@ -23,27 +23,29 @@ func Describe(c Checksummer) string {
 // All returns the checksummers available in this build, CRC-32 first, in a
 // fixed order:
 //
-//	crc32              default CRC-32: the faster of the two below (crc32UseKlauspost)
+//	crc32              default CRC-32: UpdateCRC32, castable's VPCLMULQDQ
+//	                   assembly (hash/crc32 without it)
 //	crc32-stdlib       Go's hash/crc32
 //	crc32-klauspost    github.com/klauspost/crc32
 //	zlib-crc32         system zlib via cgo (tag zlib); otherwise a pure-Go
 //	                   slicing-by-8 table CRC; combine: zlib's crc32_combine or
 //	                   the GF(2) matrix, PreferCombine false (the slow baseline)
 //	libdeflate-crc32   system libdeflate via cgo (tag libdeflate only)
-//	adler32            default Adler-32: castable's SIMD assembly / SWAR Go
+//	adler32            default Adler-32: UpdateAdler32, castable's SIMD
+//	                   assembly (VNNI, AVX-512BW or AVX2) / SWAR Go
 //	adler32-stdlib     Go's hash/adler32
 //	libdeflate-adler32 system libdeflate via cgo (tag libdeflate only)
 //
 // Every CRC-32 except zlib-crc32 combines with CRC32Combine, every Adler-32
 // with Adler32Combine.
 func All() []Checksummer {
-	out := []Checksummer{crc32Fast{}, crc32Stdlib{}, crc32Klauspost{}, zlibCRC32Checksummer{}}
+	out := []Checksummer{defaultCRC32, crc32Stdlib{}, crc32Klauspost{}, zlibCRC32Checksummer{}}
 	for _, c := range libdeflateCheckers {
 		if c.Algorithm() == CRC32 {
 			out = append(out, c)
 		}
 	}
-	out = append(out, adler32Fast{}, adler32Stdlib{})
+	out = append(out, defaultAdler32, adler32Stdlib{})
 	for _, c := range libdeflateCheckers {
 		if c.Algorithm() == Adler32 {
 			out = append(out, c)
@@ -51,6 +53,12 @@ func All() []Checksummer {
 	}
 	return out
 }
+
+// The default checksummers, one value each.
+var (
+	defaultCRC32   Checksummer = &crc32Fast{}
+	defaultAdler32 Checksummer = &adler32Fast{}
+)
 
 // Lookup returns the checksummer called name, and false when no such
 // implementation exists in this build (see Unavailable for why).
@@ -70,15 +78,16 @@ func Unavailable() map[string]string {
 }
 
 // Default returns the fastest available checksummer for alg — the one the
-// SSTable writers use (CRC-32 for mc, Adler-32 for la): "crc32" and
-// "adler32", which run in Go without a cgo call per chunk. It returns nil
-// for an unknown Algorithm.
+// SSTable writers and verify use (CRC-32 for mc and later, Adler-32 for
+// la): "crc32" (UpdateCRC32) and "adler32" (UpdateAdler32), castable's own
+// assembly, with no cgo call per chunk. It returns nil for an unknown
+// Algorithm.
 func Default(alg Algorithm) Checksummer {
 	switch alg {
 	case CRC32:
-		return crc32Fast{}
+		return defaultCRC32
 	case Adler32:
-		return adler32Fast{}
+		return defaultAdler32
 	}
 	return nil
 }
