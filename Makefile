@@ -51,6 +51,8 @@ test: lint test-purego test-cgo test-race test-beam
 
 test-purego:
 	CGO_ENABLED=0 $(GO) test -count=1 $(PKG)
+	# the checksummers without their assembly (-tags purego), as on other CPUs
+	CGO_ENABLED=0 $(GO) test -count=1 -tags purego ./checksummer ./sstables
 
 test-cgo:
 ifneq ($(TAGS),)
