@@ -58,7 +58,7 @@ func smallPartMemtable(b *testing.B, n int) *memtable.Frozen {
 func BenchmarkFlush(b *testing.B) {
 	const n = 1_000_000
 	frozen := smallPartMemtable(b, n)
-	for _, f := range formats {
+	for _, f := range benchFormats(b) {
 		for _, codec := range codecs {
 			for _, jobs := range []int{1, 2} {
 				b.Run(fmt.Sprintf("format=%s/codec=%s/jobs=%d", f.Version(), codec, jobs), func(b *testing.B) {
@@ -108,4 +108,18 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchFormats is the tests' formats plus nb and oa, the versions Cassandra
+// 4.x and 5.0 write, to compare with mc in one run.
+func benchFormats(b *testing.B) []sstables.Format {
+	out := append([]sstables.Format(nil), formats...)
+	for _, name := range []string{"nb", "oa"} {
+		f, err := sstables.Lookup(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, f)
+	}
+	return out
 }
