@@ -38,8 +38,10 @@ func checkGolden(t *testing.T, name string, got []byte) {
 // goldenNow fixes the clock droppable tombstones are estimated at.
 var goldenNow = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// TestMetadataGolden: castable metadata (text and JSON) of real mc and la
-// files.
+// TestMetadataGolden: castable metadata (text and JSON) of real files of
+// every kind of Statistics.db: la, ma, mc, me, na (checksummed), nb (host
+// id), oa (improved min/max, key range, token space coverage), da and
+// ScyllaDB's ms.
 func TestMetadataGolden(t *testing.T) {
 	for _, tc := range []struct {
 		golden string
@@ -51,6 +53,13 @@ func TestMetadataGolden(t *testing.T) {
 		{"metadata_me_zstd.json", []string{"cassandra", "3.x", "zstd", "partition_key_with_values_of_different_types"}, true},
 		{"metadata_la_lz4.txt", []string{"cassandra", "compressed"}, false},
 		{"metadata_la_ttl.json", []string{"cassandra", "ttl"}, true},
+		{"metadata_ma_simple.txt", []string{"cassandra-legacy", "ma", "legacy_ma_simple"}, false},
+		{"metadata_na_clust.txt", []string{"cassandra-legacy", "na", "legacy_na_clust"}, false},
+		{"metadata_nb_clust.txt", []string{"cassandra-legacy", "nb", "legacy_nb_clust"}, false},
+		{"metadata_oa_clust.txt", []string{"cassandra-legacy", "oa", "legacy_oa_clust"}, false},
+		{"metadata_oa_clust.json", []string{"cassandra-legacy", "oa", "legacy_oa_clust"}, true},
+		{"metadata_da_clust.txt", []string{"cassandra-legacy", "da", "legacy_da_clust"}, false},
+		{"metadata_ms_large_partition.txt", []string{"scylla-bti", "large_partition", "ms-3-big-Data.db"}, false},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var out bytes.Buffer

@@ -52,7 +52,7 @@ type SSTableMetadata struct {
 
 	Compression CompressionMetadata `json:"compression"`
 
-	EstimatedDroppableTombstones float64                      `json:"estimated_droppable_tombstones"`
+	EstimatedDroppableTombstones JSONFloat                    `json:"estimated_droppable_tombstones"`
 	Level                        int32                        `json:"sstable_level"`
 	RepairedAt                   int64                        `json:"repaired_at"`
 	CommitLogIntervals           []sstables.CommitLogInterval `json:"commit_log_intervals,omitempty"`
@@ -71,7 +71,7 @@ type SSTableMetadata struct {
 	FirstKey                   string           `json:"first_key,omitempty"`
 	LastKey                    string           `json:"last_key,omitempty"`
 	CoveredClustering          *ClusteringSlice `json:"covered_clustering,omitempty"`
-	TokenSpaceCoverage         *float64         `json:"token_space_coverage,omitempty"`
+	TokenSpaceCoverage         *JSONFloat       `json:"token_space_coverage,omitempty"` // NaN (null) for key-ordered partitioners
 	// Oddities are what the Statistics.db decoder tolerated.
 	Oddities []string `json:"oddities,omitempty"`
 
@@ -216,7 +216,7 @@ func ReadMetadata(opts MetadataOptions) (*SSTableMetadata, error) {
 	fillStatistics(md, r.Statistics(), desc.Version, table)
 	tombstones := r.Statistics().Stats.TombstoneDropTimes
 	if cells := histogramMean(md.CellCounts) * histogramCount(md.CellCounts); cells > 0 && tombstones != nil {
-		md.EstimatedDroppableTombstones = streamingSum(tombstones, float64(now.Unix())) / float64(cells)
+		md.EstimatedDroppableTombstones = JSONFloat(streamingSum(tombstones, float64(now.Unix())) / float64(cells))
 	}
 	md.EstimatedPartitions = histogramCount(md.PartitionSizes)
 	if err := fillFiles(md, desc, table); err != nil {
@@ -287,7 +287,8 @@ func fillStatistics(md *SSTableMetadata, st *sstables.Statistics, v version.Vers
 			Start: formatBound(t, cs.Start.Kind, cs.Start.Values), End: formatBound(t, cs.End.Kind, cs.End.Values)}
 	}
 	if v.HasTokenSpaceCoverage() {
-		md.TokenSpaceCoverage = &s.TokenSpaceCoverage
+		c := JSONFloat(s.TokenSpaceCoverage)
+		md.TokenSpaceCoverage = &c
 	}
 	md.Oddities = st.Oddities
 	if h := st.Header; h != nil {

@@ -53,7 +53,7 @@ func (md *SSTableMetadata) WriteText(w io.Writer) error {
 	}
 	p("Data.db: %d bytes uncompressed, %d bytes on disk (%.3f)", c.DataLength, c.DataFileSize, ratio(c.DataFileSize, c.DataLength))
 	p("Compression ratio: %v", float64(c.Ratio))
-	p("Estimated droppable tombstones: %v", md.EstimatedDroppableTombstones)
+	p("Estimated droppable tombstones: %v", float64(md.EstimatedDroppableTombstones))
 	p("SSTable Level: %d", md.Level)
 	p("Repaired at: %d", md.RepairedAt)
 	for _, iv := range md.CommitLogIntervals {
@@ -67,6 +67,27 @@ func (md *SSTableMetadata) WriteText(w io.Writer) error {
 	}
 	if md.OriginatingHostID != "" {
 		p("Originating host id: %s", md.OriginatingHostID)
+	}
+	if md.IsTransient != nil {
+		pending := md.PendingRepair
+		if pending == "" {
+			pending = "none"
+		}
+		p("Pending repair: %s", pending)
+		p("Is transient: %v", *md.IsTransient)
+	}
+	if md.HasPartitionLevelDeletions != nil {
+		p("Has partition level deletions: %v", *md.HasPartitionLevelDeletions)
+	}
+	if md.FirstKey != "" || md.LastKey != "" {
+		p("First key: %s", md.FirstKey)
+		p("Last key: %s", md.LastKey)
+	}
+	if cs := md.CoveredClustering; cs != nil {
+		p("Covered clustering: %s - %s (%s)", cs.Start, cs.End, strings.Join(cs.Types, ", "))
+	}
+	if md.TokenSpaceCoverage != nil {
+		p("Token space coverage: %v", float64(*md.TokenSpaceCoverage))
 	}
 	p("Has legacy counter shards: %v", md.HasLegacyCounterShards)
 	if md.TotalRows != nil {
