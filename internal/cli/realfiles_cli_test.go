@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -12,8 +13,8 @@ import (
 // version does not say; verify reports the keys a reader of la would not find.
 var filterInOtherHashOrder = map[string]bool{"cassandra-legacy/other/bloom-filter/la/foo/la-1-big": true}
 
-// TestVerifyAndDumpEveryRealFile runs the castable binary's verify and dump
-// on every SSTable of the shared corpus that castable reads (every version
+// TestVerifyAndDumpEveryRealFile runs the castable binary's verify, dump,
+// metadata (text and JSON) and layout on every SSTable of the shared corpus that castable reads (every version
 // and partitioner; the walker names what it skips): verify exits 0 on the
 // sound files and 1 on the deliberately broken integrity_check ones, and
 // dump prints the data of every one of them.
@@ -43,6 +44,15 @@ func TestVerifyAndDumpEveryRealFile(t *testing.T) {
 			}
 			if !strings.HasPrefix(strings.TrimSpace(out), "[") {
 				t.Errorf("dump printed no JSON array: %.200q", out)
+			}
+			for _, args := range [][]string{{"metadata"}, {"metadata", "--json"}, {"layout"}} {
+				out, stderr, code := runCastable(t, nil, append(args, s.Path("Data.db"))...)
+				if code != 0 || out == "" {
+					t.Errorf("%s: exit %d, %d bytes out: %s", strings.Join(args, " "), code, len(out), stderr)
+				}
+				if args[len(args)-1] == "--json" && !json.Valid([]byte(out)) {
+					t.Errorf("metadata --json printed invalid JSON: %.200q", out)
+				}
 			}
 		})
 	}
