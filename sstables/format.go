@@ -54,6 +54,35 @@ type Writer interface {
 	Abort() error
 }
 
+// AppendPieces writes p through w's StartPartition, AppendRow, AppendMarker
+// and EndPartition, its rows merged with its markers in clustering order
+// (t's comparator): what every Writer's Append does. fail turns an error of
+// that merge into the writer's sticky error.
+func AppendPieces(w Writer, t *schema.Table, p *mutation.Partition, fail func(error) error) error {
+	if err := w.StartPartition(p); err != nil {
+		return err
+	}
+	if len(p.Markers) == 0 {
+		// Rows only: no merge with markers to do.
+		for i := range p.Rows {
+			if err := w.AppendRow(&p.Rows[i]); err != nil {
+				return err
+			}
+		}
+		return w.EndPartition()
+	}
+	err := p.Unfiltered(t, func(r *mutation.Row, m *mutation.RangeTombstoneMarker) error {
+		if r != nil {
+			return w.AppendRow(r)
+		}
+		return w.AppendMarker(m)
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return w.EndPartition()
+}
+
 // WithPartitioner returns t, or when its partitioner is not p a shallow copy
 // of t naming p, so that a table read from an SSTable says how the file is
 // ordered.

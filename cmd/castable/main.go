@@ -506,7 +506,7 @@ Example:
   castable scrub --reinsert-overflowed-ttl --to oa --json --out rescued data/ks/t`,
 		Flags: append(append(schemaFlags(false),
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`DIR` to write into (not the input's)", Required: true},
-			&ucli.StringFlag{Name: "to", Usage: "target `VERSION`: la, ma … me, na, nb, nc, oa (default: each input's own)"},
+			&ucli.StringFlag{Name: "to", Usage: "target `VERSION`: la, ma … me, na, nb, nc, oa, da, ms, mt (default: each input's own)"},
 			&ucli.BoolFlag{Name: "reinsert-overflowed-ttl", Usage: "repair expiration times that overflowed to negative values (CASSANDRA-14092) as Cassandra's scrub does"},
 			&ucli.BoolFlag{Name: "json", Usage: "print the reports as JSON on stdout"},
 		), compressionFlags()...),

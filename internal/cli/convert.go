@@ -83,33 +83,9 @@ type ConvertOptions struct {
 // comes back to the same bytes.
 func Convert(ctx context.Context, env *Env, opts ConvertOptions) ([]*sstables.WriteResult, error) {
 	start := time.Now()
-	if opts.Out == "" {
-		return nil, Usagef("convert needs --out DIR")
-	}
-	descs, err := resolveSSTables(opts.SSTables)
+	descs, table, format, err := rewriteSetup("convert", opts.Out, opts.SSTables, opts.Schema, opts.Table, opts.To, opts.ColumnIndexSizeKB, opts.Compression, opts.ChunkLengthKB)
 	if err != nil {
 		return nil, err
-	}
-	table, err := loadTable(opts.Schema, opts.Table)
-	if err != nil {
-		return nil, err
-	}
-	var format sstables.Format
-	if opts.To != "" {
-		if format, err = writeFormat(opts.To); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := columnIndexSize(opts.ColumnIndexSizeKB); err != nil {
-		return nil, err
-	}
-	if opts.Compression != "" {
-		if _, err := compress.ParseCodec(opts.Compression); err != nil {
-			return nil, Usagef("--compression: %v", err)
-		}
-	}
-	if k := opts.ChunkLengthKB; k < 0 || k&(k-1) != 0 || k > 1<<20 {
-		return nil, Usagef("--chunk-length-kb %d: want a power of two between 1 and 1048576", k)
 	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, err
@@ -441,4 +417,40 @@ func convertParams(desc sstables.Descriptor, opts ConvertOptions) (compress.Para
 		p.ChunkLength = opts.ChunkLengthKB << 10
 	}
 	return p, nil
+}
+
+// rewriteSetup checks and resolves what convert and scrub, which both
+// rewrite SSTables, take alike: --out, the inputs, the schema and table, the
+// target version (nil Format: each input's own), the column index size, the
+// codec and the chunk length.
+func rewriteSetup(cmd, out string, inputs []string, schemaPath, tableName, to string, columnIndexKB int, codec string, chunkKB int) ([]sstables.Descriptor, *schema.Table, sstables.Format, error) {
+	if out == "" {
+		return nil, nil, nil, Usagef("%s needs --out DIR", cmd)
+	}
+	descs, err := resolveSSTables(inputs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	table, err := loadTable(schemaPath, tableName)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var format sstables.Format
+	if to != "" {
+		if format, err = writeFormat(to); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if _, err := columnIndexSize(columnIndexKB); err != nil {
+		return nil, nil, nil, err
+	}
+	if codec != "" {
+		if _, err := compress.ParseCodec(codec); err != nil {
+			return nil, nil, nil, Usagef("--compression: %v", err)
+		}
+	}
+	if k := chunkKB; k < 0 || k&(k-1) != 0 || k > 1<<20 {
+		return nil, nil, nil, Usagef("--chunk-length-kb %d: want a power of two between 1 and 1048576", k)
+	}
+	return descs, table, format, nil
 }

@@ -64,33 +64,9 @@ type ScrubOptions struct {
 // at all; the reports are returned either way.
 func Scrub(ctx context.Context, env *Env, opts ScrubOptions) ([]*scrub.Report, error) {
 	start := time.Now()
-	if opts.Out == "" {
-		return nil, Usagef("scrub needs --out DIR")
-	}
-	descs, err := resolveSSTables(opts.SSTables)
+	descs, table, format, err := rewriteSetup("scrub", opts.Out, opts.SSTables, opts.Schema, opts.Table, opts.To, opts.ColumnIndexSizeKB, opts.Compression, opts.ChunkLengthKB)
 	if err != nil {
 		return nil, err
-	}
-	table, err := loadTable(opts.Schema, opts.Table)
-	if err != nil {
-		return nil, err
-	}
-	var format sstables.Format
-	if opts.To != "" {
-		if format, err = writeFormat(opts.To); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := columnIndexSize(opts.ColumnIndexSizeKB); err != nil {
-		return nil, err
-	}
-	if opts.Compression != "" {
-		if _, err := compress.ParseCodec(opts.Compression); err != nil {
-			return nil, Usagef("--compression: %v", err)
-		}
-	}
-	if k := opts.ChunkLengthKB; k < 0 || k&(k-1) != 0 || k > 1<<20 {
-		return nil, Usagef("--chunk-length-kb %d: want a power of two between 1 and 1048576", k)
 	}
 	out, err := filepath.Abs(opts.Out)
 	if err != nil {

@@ -225,33 +225,44 @@ func (x readerIndex) Locate(key []byte) (int64, sorted.Location, error) {
 // (key, position, deletion).
 func (x readerIndex) RowIndex(key []byte, start, headerLength int64, deletion mutation.DeletionTime, dataLength int64) (rows.RowIndex, error) {
 	r := x.Reader
-	c, ok, err := r.candidate(key)
-	if err != nil {
+	e, at, ok, err := r.rowIndexEntry(key, start, deletion)
+	if err != nil || !ok {
 		return nil, err
-	}
-	if !ok {
-		return nil, r.partitionsLocation().Corruptf("no entry for the partition at Data.db offset %d (key %x)", start, key)
-	}
-	if !c.InRowIndex() {
-		if c.DataPos() != start {
-			return nil, r.partitionsLocation().Corruptf("the partition at Data.db offset %d (key %x) is indexed at offset %d", start, key, c.DataPos())
-		}
-		return nil, nil
-	}
-	e, err := r.ri.Entry(c.Pos)
-	if err != nil {
-		return nil, err
-	}
-	at := r.rowsLocation(c.Pos)
-	switch {
-	case !bytes.Equal(e.Key, key):
-		return nil, at.Corruptf("entry of key %x where Partitions.db leads the key %x of the partition at Data.db offset %d", e.Key, key, start)
-	case e.DataPos != start:
-		return nil, at.Corruptf("entry of the partition at Data.db offset %d gives position %d", start, e.DataPos)
-	case e.Deletion != deletion:
-		return nil, at.Corruptf("partition deletion %v, Data.db has %v", e.Deletion, deletion)
 	}
 	return &rowSeeker{r: r, e: e, at: at, start: start, headerLength: headerLength, maxOff: dataLength - start}, nil
+}
+
+// rowIndexEntry finds, through Partitions.db, the Rows.db entry of the
+// partition with key at Data.db offset pos, checking that it describes that
+// partition (key, position, deletion); ok is false for a partition Rows.db
+// does not index. Lookups and Verify share it.
+func (r *Reader) rowIndexEntry(key []byte, pos int64, deletion mutation.DeletionTime) (e RowIndexEntry, at sorted.Location, ok bool, err error) {
+	c, found, err := r.candidate(key)
+	if err != nil {
+		return e, at, false, err
+	}
+	if !found {
+		return e, at, false, r.partitionsLocation().Corruptf("no entry for the partition at Data.db offset %d (key %x)", pos, key)
+	}
+	if !c.InRowIndex() {
+		if c.DataPos() != pos {
+			return e, at, false, r.partitionsLocation().Corruptf("the partition at Data.db offset %d (key %x) is indexed at Data.db offset %d", pos, key, c.DataPos())
+		}
+		return e, at, false, nil
+	}
+	if e, err = r.ri.Entry(c.Pos); err != nil {
+		return e, at, false, err
+	}
+	at = r.rowsLocation(c.Pos)
+	switch {
+	case !bytes.Equal(e.Key, key):
+		return e, at, false, at.Corruptf("entry of key %x, where Partitions.db leads the key %x of the partition at Data.db offset %d", e.Key, key, pos)
+	case e.DataPos != pos:
+		return e, at, false, at.Corruptf("entry of the partition at Data.db offset %d gives position %d", pos, e.DataPos)
+	case e.Deletion != deletion:
+		return e, at, false, at.Corruptf("partition deletion %v, Data.db has %v", e.Deletion, deletion)
+	}
+	return e, at, true, nil
 }
 
 // rowSeeker is one partition's Rows.db trie as a rows.RowIndex.

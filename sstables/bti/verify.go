@@ -69,32 +69,11 @@ type indexVerifier struct {
 // Partition implements sorted.IndexVerifier.
 func (v *indexVerifier) Partition(key []byte, pos, headerLength int64, deletion mutation.DeletionTime) (sorted.BlockVerifier, error) {
 	r := v.r
-	c, ok, err := r.candidate(key)
-	if err != nil {
+	e, at, ok, err := r.rowIndexEntry(key, pos, deletion)
+	if err != nil || !ok {
 		return nil, err
 	}
-	if !ok {
-		return nil, r.partitionsLocation().Corruptf("no entry for the partition at Data.db offset %d (key %x)", pos, key)
-	}
-	if !c.InRowIndex() {
-		if c.DataPos() != pos {
-			return nil, r.partitionsLocation().Corruptf("the partition at Data.db offset %d (key %x) is indexed at Data.db offset %d", pos, key, c.DataPos())
-		}
-		return nil, nil
-	}
-	e, err := r.ri.Entry(c.Pos)
-	if err != nil {
-		return nil, err
-	}
-	at := r.rowsLocation(c.Pos)
-	switch {
-	case !bytes.Equal(e.Key, key):
-		return nil, at.Corruptf("entry of key %x, where Partitions.db leads the partition of key %x", e.Key, key)
-	case e.DataPos != pos:
-		return nil, at.Corruptf("entry of the partition at Data.db offset %d gives position %d", pos, e.DataPos)
-	case e.Deletion != deletion:
-		return nil, at.Corruptf("partition deletion %v, Data.db has %v", e.Deletion, deletion)
-	case e.Pos < v.prevEnd:
+	if e.Pos < v.prevEnd {
 		return nil, at.Corruptf("entry before the end (%d) of the previous partition's", v.prevEnd)
 	}
 	st, err := r.ri.t.Verify(e.Root, rowPayloadSize)

@@ -361,28 +361,7 @@ func (w *Writer) EndPartition() error {
 
 // Append implements sstables.Writer.
 func (w *Writer) Append(p *mutation.Partition) error {
-	if err := w.StartPartition(p); err != nil {
-		return err
-	}
-	if len(p.Markers) == 0 {
-		// Rows only: no merge with markers to do.
-		for i := range p.Rows {
-			if err := w.AppendRow(&p.Rows[i]); err != nil {
-				return err
-			}
-		}
-		return w.EndPartition()
-	}
-	err := p.Unfiltered(w.table, func(r *mutation.Row, m *mutation.RangeTombstoneMarker) error {
-		if r != nil {
-			return w.AppendRow(r)
-		}
-		return w.AppendMarker(m)
-	})
-	if err != nil {
-		return w.fail(err)
-	}
-	return w.EndPartition()
+	return sstables.AppendPieces(w, w.table, p, w.fail)
 }
 
 // Finish implements sstables.Writer.
