@@ -220,6 +220,17 @@ DATA adler32Ramp<>+48(SB)/8, $0x08090a0b0c0d0e0f
 DATA adler32Ramp<>+56(SB)/8, $0x0001020304050607
 GLOBL adler32Ramp<>(SB), RODATA|NOPTR, $64
 
+// adler32NegIota holds the bytes 0, −1, …, −63 (signed weights of a tail).
+DATA adler32NegIota<>+0(SB)/8, $0xf9fafbfcfdfeff00
+DATA adler32NegIota<>+8(SB)/8, $0xf1f2f3f4f5f6f7f8
+DATA adler32NegIota<>+16(SB)/8, $0xe9eaebecedeeeff0
+DATA adler32NegIota<>+24(SB)/8, $0xe1e2e3e4e5e6e7e8
+DATA adler32NegIota<>+32(SB)/8, $0xd9dadbdcdddedfe0
+DATA adler32NegIota<>+40(SB)/8, $0xd1d2d3d4d5d6d7d8
+DATA adler32NegIota<>+48(SB)/8, $0xc9cacbcccdcecfd0
+DATA adler32NegIota<>+56(SB)/8, $0xc1c2c3c4c5c6c7c8
+GLOBL adler32NegIota<>(SB), RODATA|NOPTR, $64
+
 // adler32Low32 is 0x00000000ffffffff, for broadcasting.
 DATA adler32Low32<>+0(SB)/8, $0x00000000ffffffff
 GLOBL adler32Low32<>(SB), RODATA|NOPTR, $8
@@ -335,8 +346,9 @@ shortDone:
 // P ≤ 8·2040·K²/2 < 2^31, W ≤ 8·190740·K < 2^30: no 32-bit lane overflows,
 // and the lanes are widened to 64 bits before they are combined.
 //
-// Rest (< 1 KiB): up to four steps of four slots (one vector each), padded
-// in front to whole steps and entered at the first slot holding data (see
+// Rest (< 1 KiB): its whole vectors in up to four steps of four slots (one
+// vector each), padded in front to whole steps and entered at the first
+// slot holding data, then its last R mod 64 bytes by one masked load (see
 // rest: below).
 TEXT ·adler32VNNIBlock(SB), NOSPLIT, $0-36
 	MOVQ p_base+8(FP), SI
@@ -345,10 +357,21 @@ TEXT ·adler32VNNIBlock(SB), NOSPLIT, $0-36
 	VPBROADCASTD adler32Ones<>(SB), Z31 // bytes of 1
 	XORL       R8, R8                   // main sum
 	XORL       R9, R9                   // main weighted
-	XORL       R12, R12                 // 1 once a main part is summed
 	MOVQ       CX, BX
 	SHRQ       $10, BX                  // K
 	JZ         rest
+	// From adler32AlignMin bytes, an input that does not start on a 64-byte
+	// boundary goes to adler32VNNI (its arguments are still in place),
+	// which sums the bytes before the boundary first, so that the main
+	// part's loads are aligned.
+	CMPQ       CX, $32768               // adler32AlignMin
+	JB         mainAligned
+	TESTQ      $63, SI
+	JZ         mainAligned
+	VZEROUPPER
+	JMP        ·adler32VNNI(SB)
+
+mainAligned:
 	VMOVDQU64  adler32Ramp<>(SB), Z27   // 63 … 0
 	MOVL       $64, AX
 	VPBROADCASTB AX, Z28
@@ -469,7 +492,6 @@ mainLoop:
 	VPADDQ    Z17, Z16, Z16             // weighted, 64-bit lanes
 	HSUMQ(Z17, Y17, X17, Y19, X19, R8)
 	HSUMQ(Z16, Y16, X16, Y19, X19, R9)
-	MOVL      $1, R12
 	ANDQ      $1023, CX                 // rest length
 	JZ        store
 	MOVQ      R8, AX                    // the rest follows the main part:
@@ -478,16 +500,17 @@ mainLoop:
 
 rest:
 	// CX = rest length R (1 … 1023 here, or all of p when it is shorter
-	// than 1 KiB), SI its start; R12 = 1 iff a main part precedes it.
+	// than 1 KiB), SI its start.
 	//
-	// The rest is padded in front with zeros to whole steps of four slots
-	// (one vector each, weights 64 − i; Σ_s (3−s)·A_s for the slot offsets
-	// and P for the steps, as in the main part). Padding in front weighs
-	// nothing, so the sums are exact. The first step is entered at its first
-	// slot holding data, which is read with a byte mask when it is partial.
+	// Its F = R − r whole vectors are read from its start, so they are
+	// aligned when p is: padded in front with whole vectors (never read) to
+	// whole steps of four slots (one vector each, weights 64 + r − j for its
+	// byte j, r more than if the vectors ended the rest; Σ_s (3−s)·A_s for
+	// the slot offsets and P for the steps, as in the main part), entered at
+	// the first slot holding data. The last r = R mod 64 bytes are one masked
+	// load, byte t weighted r − t (see restTail:).
 	//
-	// A_s in Z0…Z3, W_s in Z8…Z11, P in Z16.
-	VMOVDQU64 adler32Weights<>(SB), Z26 // 64 … 1
+	// A_s in Z0…Z3, W_s in Z8…Z11, the tail's in Z4/Z12, P in Z16.
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
 	VPXORQ Z2, Z2, Z2
@@ -496,75 +519,42 @@ rest:
 	VPXORQ Z9, Z9, Z9
 	VPXORQ Z10, Z10, Z10
 	VPXORQ Z11, Z11, Z11
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z12, Z12, Z12
 	VPXORQ Z16, Z16, Z16
-	LEAQ   255(CX), BX
-	ANDQ   $-256, BX                    // padded length
-	MOVQ   BX, DX
-	SUBQ   CX, DX                       // padding in front (0 … 255)
-	SUBQ   DX, SI                       // start of the padded rest
+	MOVQ   CX, R13
+	ANDQ   $63, R13                     // r
+	MOVQ   CX, BX
+	ANDQ   $-64, BX                     // F
+	JZ     restTail
+	VMOVDQU64 adler32Weights<>(SB), Z26 // 64 … 1
+	TESTQ  R13, R13
+	JZ     restVectors
+	VPBROADCASTB R13, Z25
+	VPADDB Z25, Z26, Z26                // 64 + r … 1 + r
+
+restVectors:
+	LEAQ   192(BX), DX
+	ANDQ   $-256, DX                    // F padded to whole steps
+	SUBQ   BX, DX                       // padding in front: 0, 64, 128 or 192
+	ADDQ   DX, BX
+	SUBQ   DX, SI                       // start of the padded vectors
 	SHRQ   $8, BX                       // steps (1 … 4)
-	MOVQ   DX, R10
-	SHRQ   $6, R10                      // first slot holding data
-	ANDQ   $63, DX                      // its zero bytes in front
-	MOVQ   R10, R11
-	SHLQ   $6, R11
-	ADDQ   SI, R11                      // its address
-	VMOVDQA64 Z26, Z25                  // its weights
-	TESTQ  DX, DX
-	JNZ    restPartial
-	VMOVDQU64 (R11), Z24
-	JMP    restFirst
-
-restPartial:
-	// A masked load takes a slow assist (over 100 ns) when its masked-off
-	// bytes lie in a page the process cannot read. The padding bytes before
-	// the rest are the main part's when there is one; otherwise, if they lie
-	// in the previous page, the vector is read from its first message byte
-	// and its weights lowered by the padding instead.
-	MOVQ   $-1, AX
-	SHLXQ  DX, AX, AX
-	KMOVQ  AX, K1
-	TESTQ  R12, R12
-	JNZ    restFront
-	LEAQ   (R11)(DX*1), AX
-	XORQ   R11, AX
-	SHRQ   $12, AX
-	JNZ    restShifted
-
-restFront:
-	VMOVDQU8.Z (R11), K1, Z24
-
-restFirst:
-	CMPQ R10, $1
-	JB   restFirst0
-	JE   restFirst1
-	CMPQ R10, $2
-	JE   restFirst2
-	VPDPBUSD Z31, Z24, Z3
-	VPDPBUSD Z25, Z24, Z11
-	JMP      restNext
-
-restFirst0:
-	VPDPBUSD Z31, Z24, Z0
-	VPDPBUSD Z25, Z24, Z8
-	JMP      restSlot1
-
-restFirst1:
-	VPDPBUSD Z31, Z24, Z1
-	VPDPBUSD Z25, Z24, Z9
-	JMP      restSlot2
-
-restFirst2:
-	VPDPBUSD Z31, Z24, Z2
-	VPDPBUSD Z25, Z24, Z10
-	JMP      restSlot3
+	SHRQ   $6, DX                       // first slot holding data
+	CMPQ   DX, $1
+	JB     restSlot0
+	JE     restSlot1
+	CMPQ   DX, $2
+	JE     restSlot2
+	JMP    restSlot3
 
 restStep:
-	ADDQ      $256, SI
 	VPADDD    Z1, Z0, Z21
 	VPADDD    Z3, Z2, Z22
 	VPADDD    Z22, Z21, Z21
 	VPADDD    Z21, Z16, Z16             // P += Σ A_s before this step
+
+restSlot0:
 	VMOVDQU64 (SI), Z21
 	VPDPBUSD  Z31, Z21, Z0
 	VPDPBUSD  Z26, Z21, Z8
@@ -583,11 +573,41 @@ restSlot3:
 	VMOVDQU64 192(SI), Z24
 	VPDPBUSD  Z31, Z24, Z3
 	VPDPBUSD  Z26, Z24, Z11
-
-restNext:
+	ADDQ      $256, SI
 	DECQ      BX
 	JNZ       restStep
 
+restTail:
+	// SI = the r tail bytes (r = R13, 0 … 63), read
+	// with a byte mask and summed in Z4/Z12 (added to A3/W3 at the end, so
+	// as not to wait for them); byte t weighs r − t. The masked-off bytes
+	// lie after the tail; a masked load takes a slow assist (over 100 ns)
+	// when they are in a page the process cannot read, so when the load
+	// would cross into the next page but the tail does not reach it, the
+	// vector read is the one ending at that page's start, the tail at byte
+	// o of it (weights r + o − j for vector byte j).
+	TESTQ  R13, R13
+	JZ     restCombine
+	MOVQ   $-1, AX
+	BZHIQ  R13, AX, AX                  // r low bits
+	LEAQ   63(SI), DX
+	XORQ   SI, DX
+	SHRQ   $12, DX
+	JNZ    restTailPage
+
+restTailLoad:
+	KMOVQ      AX, K1
+	VMOVDQU8.Z (SI), K1, Z21
+	VPBROADCASTB R13, Z22
+	VPADDB     adler32NegIota<>(SB), Z22, Z22 // r … r − 63
+	VPDPBUSD   Z31, Z21, Z4
+	VPDPBUSD   Z22, Z21, Z12
+
+restTailSums:
+	VPADDD Z4, Z3, Z3
+	VPADDD Z12, Z11, Z11
+
+restCombine:
 	// weighted = 256·P + 64·(3·A0 + 2·A1 + A2) + Σ_s W_s; every lane stays
 	// far below 2^32 for fewer than 1024 bytes.
 	VPADDD Z1, Z0, Z21
@@ -655,13 +675,26 @@ store:
 	VZEROUPPER
 	RET
 
-restShifted:
-	MOVQ       $64, AX
-	SUBQ       DX, AX
-	MOVQ       $-1, R13
-	BZHIQ      AX, R13, R13
-	KMOVQ      R13, K2
-	VMOVDQU8.Z (R11)(DX*1), K2, Z24
-	VPBROADCASTB DX, Z25
-	VPSUBB     Z25, Z26, Z25
-	JMP        restFirst
+
+restTailPage:
+	// The load [SI, SI+64) crosses a page. If the tail reaches the next
+	// page that page is readable; otherwise read [B−64, B) for the page
+	// start B, which lies wholly in the tail's page.
+	LEAQ   -1(SI)(R13*1), DX
+	XORQ   SI, DX
+	SHRQ   $12, DX
+	JNZ    restTailLoad
+	MOVQ   SI, DX
+	ORQ    $4095, DX
+	SUBQ   $63, DX                      // B − 64
+	MOVQ   SI, R10
+	SUBQ   DX, R10                      // o
+	SHLXQ  R10, AX, AX
+	KMOVQ  AX, K1
+	VMOVDQU8.Z (DX), K1, Z21
+	ADDQ   R13, R10
+	VPBROADCASTB R10, Z22
+	VPADDB adler32NegIota<>(SB), Z22, Z22 // r + o − j
+	VPDPBUSD Z31, Z21, Z4
+	VPDPBUSD Z22, Z21, Z12
+	JMP    restTailSums

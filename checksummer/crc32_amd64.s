@@ -314,6 +314,18 @@ shortShifted:
 	JMP        shortHead
 
 long:
+	// From crc32AlignMin bytes, an input that does not end on a 64-byte
+	// boundary is checksummed in two calls by crc32UpdateSplit (its
+	// arguments are still in place), so that these loads are aligned.
+	CMPQ  DI, $32768          // crc32AlignMin
+	JB    longAligned
+	LEAQ  (R13)(CX*1), R10
+	TESTQ $63, R10
+	JZ    longAligned
+	VZEROUPPER
+	JMP   ·crc32UpdateSplit(SB)
+
+longAligned:
 	VPXORQ X12, X12, X12      // the seed goes into vector 0 here
 	// Vector 0 with ^crc xored into its first four message bytes: byte j of
 	// the broadcast holds byte (j − s) mod 4 of ^crc (s ≤ 60 here).
