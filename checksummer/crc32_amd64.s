@@ -70,21 +70,18 @@ TEXT ·crc32AVX512(SB), NOSPLIT, $0-36
 	// four bytes is what the seed means, so xoring those bytes into ^crc and
 	// skipping them is the same message. Longer messages (the seed goes into
 	// the first vector) take them through the byte table.
-	MOVQ  CX, BX
-	ANDQ  $63, BX
-	DECQ  BX
+	LEAQ  -1(CX), BX
+	ANDQ  $63, BX             // 0, 1 or 2 for them
 	CMPQ  BX, $2
 	JA    vectors
 	CMPQ  CX, $64
 	JB    vectors
-	INCQ  BX
+	INCQ  BX                  // their number
 	CMPQ  CX, $1027
 	JA    bytes
-	MOVL  (SI), R8
-	SHLQ  $3, BX
-	BZHIQ BX, R8, R8
+	LEAQ  0(BX*8), R10
+	BZHIL R10, (SI), R8       // them, of the message's first four bytes
 	XORL  R8, AX
-	SHRQ  $3, BX
 	ADDQ  BX, SI
 	SUBQ  BX, CX
 	JMP   vectors
