@@ -21,7 +21,7 @@ empty :=
 space := $(empty) $(empty)
 TAGFLAG := $(if $(TAGS),-tags $(subst $(space),$(comma),$(TAGS)),)
 
-.PHONY: all build demo test test-purego test-cgo test-race test-beam bench fuzz-smoke lint print-tags clean
+.PHONY: all build demo test test-purego test-cgo test-race test-beam bench fuzz-smoke lint print-tags clean checksum-pair
 
 all: build
 
@@ -91,6 +91,12 @@ fuzz-smoke:
 	    $(GO) test $(TAGFLAG) -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; \
 	done
+
+## checksum-pair: castable's CRC-32/Adler-32 against libdeflate 1.25 in one
+## process, alternating (perf/checksum_pair, its own module; needs gcc and
+## ../shared/tools/checksum-anchor)
+checksum-pair:
+	cd perf/checksum_pair && ./run.sh $(ARGS)
 
 ## lint: gofmt and go vet (both builds)
 lint:
