@@ -24,6 +24,22 @@ DATA crc32Iota<>+48(SB)/8, $0x3736353433323130
 DATA crc32Iota<>+56(SB)/8, $0x3f3e3d3c3b3a3938
 GLOBL crc32Iota<>(SB), RODATA|NOPTR, $64
 
+// SHIFTED_VECTOR0 reads vector 0 into Z0 when its s = DX bytes of padding
+// would reach into the previous page: the 64 − s message bytes from SI + s,
+// moved up by s bytes (byte j takes byte j − s) under the message-byte mask
+// K1. Scratch: R10, tmp, K3, Z1…Z3.
+#define SHIFTED_VECTOR0(tmp) \
+	MOVQ       $64, R10 \
+	SUBQ       DX, R10 \
+	MOVQ       $-1, tmp \
+	BZHIQ      R10, tmp, tmp \
+	KMOVQ      tmp, K3 \
+	VMOVDQU8.Z (SI)(DX*1), K3, Z1 \
+	VPBROADCASTB DX, Z2 \
+	VMOVDQU64  crc32Iota<>(SB), Z3 \
+	VPSUBB     Z2, Z3, Z3 \
+	VPERMB.Z   Z1, Z3, K1, Z0
+
 // func UpdateCRC32(prev uint32, p []byte) uint32
 //
 // The dispatch, chosen once at start-up (crc32_amd64.go): a tail jump to the
@@ -298,17 +314,8 @@ short0:
 	JMP reduce
 
 shortShifted:
-	MOVQ       $64, R10
-	SUBQ       DX, R10
-	MOVQ       $-1, R8
-	BZHIQ      R10, R8, R8
-	KMOVQ      R8, K3
-	VMOVDQU8.Z (SI)(DX*1), K3, Z1  // the 64 − s message bytes of vector 0
-	VPBROADCASTB DX, Z2
-	VMOVDQU64  crc32Iota<>(SB), Z3
-	VPSUBB     Z2, Z3, Z3          // byte j takes byte j − s
-	VPERMB.Z   Z1, Z3, K1, Z0
-	JMP        shortHead
+	SHIFTED_VECTOR0(R8)
+	JMP shortHead
 
 long:
 	// From crc32AlignMin bytes, an input that does not end on a 64-byte
@@ -453,17 +460,8 @@ done:
 	RET
 
 longShifted:
-	MOVQ       $64, R10
-	SUBQ       DX, R10
-	MOVQ       $-1, R12
-	BZHIQ      R10, R12, R12
-	KMOVQ      R12, K3
-	VMOVDQU8.Z (SI)(DX*1), K3, Z1
-	VPBROADCASTB DX, Z2
-	VMOVDQU64  crc32Iota<>(SB), Z3
-	VPSUBB     Z2, Z3, Z3
-	VPERMB.Z   Z1, Z3, K1, Z0
-	JMP        longHead
+	SHIFTED_VECTOR0(R12)
+	JMP longHead
 
 // func crc32AVX2(crc uint32, p []byte) uint32
 //

@@ -119,6 +119,31 @@ func (r *DataResult) CompressionRatio() float64 {
 	return float64(r.CompressedLength) / float64(r.DataLength)
 }
 
+// ComponentBytes is a small component written whole when a writer finishes.
+type ComponentBytes struct {
+	Component Component
+	Bytes     []byte
+}
+
+// Components returns the components a finished Data.db implies, in the order
+// the writers write them: the whole-file digest under the name digest (the
+// version's), then CompressionInfo.db for a compressed Data.db or CRC.db for
+// an uncompressed one.
+func (r *DataResult) Components(digest Component) ([]ComponentBytes, error) {
+	comps := []ComponentBytes{{digest, AppendDigest(nil, r.Digest)}}
+	switch {
+	case r.CompressionInfo != nil:
+		b, err := r.CompressionInfo.AppendTo(nil)
+		if err != nil {
+			return nil, err
+		}
+		comps = append(comps, ComponentBytes{ComponentCompressionInfo, b})
+	case r.CRC != nil:
+		comps = append(comps, ComponentBytes{ComponentCRC, r.CRC.AppendTo(nil)})
+	}
+	return comps, nil
+}
+
 // DataWriter writes the uncompressed Data.db stream through chunked
 // compression (or CRC.db checksumming) to a file.
 //

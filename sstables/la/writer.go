@@ -381,19 +381,12 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 		}
 		return nil
 	}
-	if err := put(sstables.ComponentDigestAdler32, sstables.AppendDigest(nil, res.Digest)); err != nil {
-		return nil, err
+	dataComps, err := res.Components(sstables.ComponentDigestAdler32)
+	if err != nil {
+		return nil, w.fail(err)
 	}
-	if res.CompressionInfo != nil {
-		b, err := res.CompressionInfo.AppendTo(nil)
-		if err != nil {
-			return nil, w.fail(err)
-		}
-		if err := put(sstables.ComponentCompressionInfo, b); err != nil {
-			return nil, err
-		}
-	} else if res.CRC != nil {
-		if err := put(sstables.ComponentCRC, res.CRC.AppendTo(nil)); err != nil {
+	for _, c := range dataComps {
+		if err := put(c.Component, c.Bytes); err != nil {
 			return nil, err
 		}
 	}

@@ -95,7 +95,7 @@ func (a *auxBuilders) finish(hashes []uint64) ([]Component, error) {
 		}
 	}
 	if a.filter != nil {
-		out = append(out, Component{sstables.ComponentFilter, a.filter.AppendTo(nil)})
+		out = append(out, Component{Component: sstables.ComponentFilter, Bytes: a.filter.AppendTo(nil)})
 	}
 	return out, nil
 }

@@ -125,28 +125,6 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	return r, nil
 }
 
-// ReadComponent reads a whole small component, refusing one larger than
-// limit.
-func ReadComponent(fsys sstables.FS, path string, c sstables.Component, limit int64) ([]byte, error) {
-	f, err := fsys.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size, err := f.Size()
-	if err != nil {
-		return nil, err
-	}
-	if size > limit {
-		return nil, sstables.Corruptf(path, string(c), -1, "file of %d bytes is larger than the %d accepted", size, limit)
-	}
-	b := make([]byte, size)
-	if n, err := f.ReadAt(b, 0); n != len(b) {
-		return nil, &sstables.CorruptionError{Path: path, Component: string(c), Offset: int64(n), Reason: "short read", Err: err}
-	}
-	return b, nil
-}
-
 // Descriptor names the SSTable.
 func (r *Reader) Descriptor() sstables.Descriptor { return r.desc }
 

@@ -52,10 +52,7 @@ type Partition struct {
 }
 
 // Component is a small component written whole at Finish.
-type Component struct {
-	Component sstables.Component
-	Bytes     []byte
-}
+type Component = sstables.ComponentBytes
 
 // Writer writes one SSTable of the 3.x+ row format in any index layout. It
 // implements sstables.Writer.
@@ -384,17 +381,9 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 	if err != nil {
 		return nil, w.fail(err)
 	}
-	var comps []Component
-	digest := sstables.AppendDigest(nil, res.Digest)
-	comps = append(comps, Component{sstables.ComponentDigestCRC32, digest})
-	if res.CompressionInfo != nil {
-		b, err := res.CompressionInfo.AppendTo(nil)
-		if err != nil {
-			return nil, w.fail(err)
-		}
-		comps = append(comps, Component{sstables.ComponentCompressionInfo, b})
-	} else if res.CRC != nil {
-		comps = append(comps, Component{sstables.ComponentCRC, res.CRC.AppendTo(nil)})
+	comps, err := res.Components(sstables.ComponentDigestCRC32)
+	if err != nil {
+		return nil, w.fail(err)
 	}
 	indexComps, indexBytes, err := w.index.Finish(sinkRes)
 	if err != nil {
@@ -411,7 +400,7 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 	if err != nil {
 		return nil, w.fail(err)
 	}
-	comps = append(comps, Component{sstables.ComponentStatistics, sb})
+	comps = append(comps, Component{Component: sstables.ComponentStatistics, Bytes: sb})
 	total := res.FileSize + indexBytes
 	for _, c := range comps {
 		if err := w.files.WriteComponent(c.Component, c.Bytes); err != nil {
