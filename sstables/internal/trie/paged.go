@@ -68,8 +68,8 @@ func (s *PagedSource) End() int64 { return s.end }
 func (s *PagedSource) BytesRead() (bytes, reads int64) { return s.read.Load(), s.reads.Load() }
 
 // View implements Source: the rest of pos's page when that holds need
-// bytes (or the data ends in it), else exactly the bytes asked for, read
-// apart.
+// bytes (or the data ends in it), else the need bytes joined from the
+// cached pages they lie in (without a cache, read apart).
 func (s *PagedSource) View(pos int64, need int) ([]byte, error) {
 	if pos < s.start || pos >= s.end {
 		return nil, errorf(pos, "position outside the trie [%d, %d)", s.start, s.end)
@@ -80,11 +80,28 @@ func (s *PagedSource) View(pos int64, need int) ([]byte, error) {
 	if pos+int64(need) > pageEnd && pageEnd < s.end {
 		// Across a page boundary: rare (the page-aware writer lets only
 		// the parent of a branch larger than a page straddle two), or a
-		// damaged or foreign file.
+		// damaged or foreign file. The pages come through the cache like
+		// any other, so a straddling node near the root, which every
+		// lookup passes, costs no read after the first.
 		n := min(int64(need), s.end-pos)
-		b := make([]byte, n)
-		if err := s.readAt(b, pos); err != nil {
-			return nil, err
+		b := make([]byte, 0, n)
+		if s.maxPages == 0 {
+			b = b[:n]
+			if err := s.readAt(b, pos); err != nil {
+				return nil, err
+			}
+			return b, nil
+		}
+		for at := pos; int64(len(b)) < n; {
+			i := at / PageSize
+			ps, pe := i*PageSize, min((i+1)*PageSize, s.end)
+			p, err := s.page(i, ps, pe)
+			if err != nil {
+				return nil, err
+			}
+			take := min(n-int64(len(b)), pe-at)
+			b = append(b, p[at-ps:at-ps+take]...)
+			at += take
 		}
 		return b, nil
 	}
