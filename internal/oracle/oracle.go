@@ -62,33 +62,54 @@ func required() bool {
 
 func get(tb testing.TB, b *build, name, script string) *Oracle {
 	tb.Helper()
-	tools := filepath.Join(filepath.Dir(testdata.Root()), "tools", "cassandra-oracle")
-	skip := func(format string, args ...any) *Oracle {
-		tb.Helper()
+	o, unavailable, err := b.get(name, script)
+	switch {
+	case unavailable != "":
 		if required() {
-			tb.Fatalf("the %s oracle is required here: "+format, append([]any{name}, args...)...)
+			tb.Fatalf("the %s oracle is required here: %s", name, unavailable)
 		}
-		tb.Skipf("skipping: the %s oracle is not available: "+format, append([]any{name}, args...)...)
-		return nil
+		tb.Skipf("skipping: the %s oracle is not available: %s", name, unavailable)
+	case err != nil:
+		if required() {
+			tb.Fatal(err)
+		}
+		tb.Skipf("skipping: %v", err)
 	}
+	return o
+}
+
+// Build311 and Build50 build (once per process) and return the oracles
+// without a test: unavailable says why this machine cannot build one (no
+// JDK, no tools), err why the build failed. They are safe to call from any
+// goroutine; the live-node harness (internal/node) starts servers from
+// these builds.
+func Build311() (o *Oracle, unavailable string, err error) {
+	return cassandra311.get("cassandra-3.11", filepath.Join("cassandra-3.11", "build.sh"))
+}
+
+// Build50 is Build311 for Cassandra 5.0's code.
+func Build50() (o *Oracle, unavailable string, err error) {
+	return cassandra50.get("cassandra-5.0", "build.sh")
+}
+
+func (b *build) get(name, script string) (*Oracle, string, error) {
+	tools := filepath.Join(filepath.Dir(testdata.Root()), "tools", "cassandra-oracle")
 	if _, err := os.Stat(filepath.Join(tools, script)); err != nil {
-		return skip("%s not found (it lives beside the project in ../shared/tools)", filepath.Join(tools, script))
+		return nil, fmt.Sprintf("%s not found (it lives beside the project in ../shared/tools)", filepath.Join(tools, script)), nil
 	}
 	if _, err := exec.LookPath("javac"); err != nil {
-		return skip("no JDK (install openjdk-17-jdk-headless and the packages of %s)", filepath.Join(tools, "debian-packages.txt"))
+		return nil, fmt.Sprintf("no JDK (install openjdk-17-jdk-headless and the packages of %s)", filepath.Join(tools, "debian-packages.txt")), nil
 	}
 	b.once.Do(func() {
 		out := filepath.Join(os.TempDir(), "castable-"+name+"-oracle")
 		b.oracle, b.err = buildOracle(filepath.Join(tools, script), out, name)
 	})
-	if b.err != nil {
-		if required() {
-			tb.Fatal(b.err)
-		}
-		tb.Skipf("skipping: %v", b.err)
-	}
-	return b.oracle
+	return b.oracle, "", b.err
 }
+
+// Dir is the build's directory: the compiled Cassandra a live node runs
+// (../shared/tools/cassandra-node's BUILD_DIR).
+func (o *Oracle) Dir() string { return filepath.Dir(o.script) }
 
 // buildOracle runs the tool's build script into out under a file lock, so
 // that test binaries of several packages running at once build it once.
