@@ -76,7 +76,8 @@ def main():
                 cols = [[n, t.cql_parameterized_type()] for n, t in zip(rs.column_names or [], rs.column_types or [])]
                 ans = {"columns": cols, "rows": rows}
         except Exception as e:  # the test shows the node's message
-            ans = {"error": "%s: %s" % (type(e).__name__, e)}
+            import traceback
+            ans = {"error": "%s: %s\n%s" % (type(e).__name__, e, traceback.format_exc())}
         out.write(json.dumps(ans) + "\n")
         out.flush()
     cluster.shutdown()
