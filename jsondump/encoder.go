@@ -401,6 +401,9 @@ func (e *Encoder) writeRow(r *mutation.Row, static bool) error {
 	e.liveness = r.Liveness
 	n := 0
 	cds := r.ComplexDeletions
+	if hasLiveComplexDeletion(cds) {
+		cds = liveRemoved(cds)
+	}
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		// Complex deletions come before their column's elements (and a
@@ -775,4 +778,25 @@ func (e *Encoder) Close() error {
 		e.buf = append(e.buf, '\n')
 	}
 	return e.flush()
+}
+
+// hasLiveComplexDeletion reports whether cds holds a live entry (a present
+// empty column, see mutation.ComplexDeletion), which a dump does not show.
+func hasLiveComplexDeletion(cds []mutation.ComplexDeletion) bool {
+	for i := range cds {
+		if cds[i].Deletion.IsLive() {
+			return true
+		}
+	}
+	return false
+}
+
+func liveRemoved(cds []mutation.ComplexDeletion) []mutation.ComplexDeletion {
+	out := make([]mutation.ComplexDeletion, 0, len(cds))
+	for _, cd := range cds {
+		if !cd.Deletion.IsLive() {
+			out = append(out, cd)
+		}
+	}
+	return out
 }

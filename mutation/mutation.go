@@ -113,6 +113,14 @@ func (c *Cell) IsLive() bool {
 
 // ComplexDeletion is the deletion of a whole non-frozen collection or UDT
 // column within a row (what overwriting a collection writes).
+//
+// A ComplexDeletion whose Deletion is Live marks a complex column that an
+// SSTable lists in the row with neither elements nor a deletion: Cassandra
+// 5.0 writes such columns when it drops a complex deletion on the way to
+// disk (BTreeRow.hasComplexDeletion looks only at the row's last complex
+// column, so the deletions of the others are not written when that one has
+// none). Readers keep it so that a rewrite reproduces the row; it deletes
+// nothing, merges drop it, and dumps do not show it.
 type ComplexDeletion struct {
 	Column   *schema.Column
 	Deletion DeletionTime

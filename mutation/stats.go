@@ -143,7 +143,7 @@ func (s *Stats) AddRow(r *Row) {
 	}
 	for i := range r.ComplexDeletions {
 		s.deletion(r.ComplexDeletions[i].Deletion)
-		s.column(r.ComplexDeletions[i].Column)
+		s.column(r.ComplexDeletions[i].Column) // a live one too: the column is listed
 	}
 	s.rows++
 }

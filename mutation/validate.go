@@ -158,8 +158,8 @@ func (v *validator) row1(r *Row, kind schema.ColumnKind) error {
 		if cd.Column.Kind != kind {
 			return v.fail(cd.Column, "complex deletion of a column of the wrong kind")
 		}
-		if cd.Deletion.IsLive() {
-			return v.fail(cd.Column, "live complex deletion")
+		if cd.Deletion.IsLive() && r.hasCellsOf(cd.Column) {
+			return v.fail(cd.Column, "live complex deletion of a column with elements")
 		}
 		if i > 0 && compareColumns(r.ComplexDeletions[i-1].Column, cd.Column) >= 0 {
 			return v.fail(cd.Column, "complex deletions out of order or duplicated")
@@ -217,4 +217,14 @@ func (v *validator) markers() error {
 		return v.fail(nil, "range is never closed")
 	}
 	return nil
+}
+
+// hasCellsOf reports whether r has a cell of col.
+func (r *Row) hasCellsOf(col *schema.Column) bool {
+	for i := range r.Cells {
+		if compareColumns(r.Cells[i].Column, col) == 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package sstables
 
 import (
+	"github.com/castable-db/castable/schema"
 	"math"
 
 	"github.com/castable-db/castable/sstables/version"
@@ -26,13 +27,22 @@ func CarryOver(r Reader, o *WriterOptions) {
 	}
 	p := InferProfile(st, v)
 	o.Profile = &p
+	if dr, ok := r.(DataFileReader); ok {
+		o.TrailingEmptyChunk = dr.DataFile().TrailingEmptyChunk()
+	}
+	if tr, ok := r.(TOCReader); ok && !p.OrderedTOC {
+		if toc := tr.TOC(); toc != nil {
+			o.TOCOrder = toc.Listed
+		}
+	}
 	h := st.Header
 	if h == nil {
 		return
 	}
 	t := r.Table()
 	stats := DataStats{Known: true, MinTimestamp: h.Stats.MinTimestamp,
-		MinLocalDeletionTime: h.Stats.LocalDeletionTime(0), MinTTL: h.Stats.MinTTL}
+		MinLocalDeletionTime: h.Stats.LocalDeletionTime(0), MinTTL: h.Stats.MinTTL,
+		Columns: []*schema.Column{}} // none, not nil (all), when the header lists none
 	for _, list := range [][]HeaderColumn{h.Static, h.Regular} {
 		for _, hc := range list {
 			if c := t.Column(hc.Name); c != nil {

@@ -196,6 +196,32 @@ func (r *DataReader) CompressionInfo() *CompressionInfo { return r.info }
 // CRC returns the CRC.db content (nil when compressed or absent).
 func (r *DataReader) CRC() *CRCInfo { return r.crc }
 
+// TrailingEmptyChunk reports whether Data.db ends with one chunk more than
+// its length needs (an empty one: what Cassandra's compaction writer
+// leaves, see DataWriterOptions.TrailingEmptyChunk), counted in
+// CompressionInfo.db's chunks or CRC.db's checksums.
+func (r *DataReader) TrailingEmptyChunk() bool {
+	need := func(length int64, chunk int) int {
+		if chunk <= 0 {
+			return -1
+		}
+		return int((length + int64(chunk) - 1) / int64(chunk))
+	}
+	switch {
+	case r.info != nil:
+		return r.length > 0 && len(r.info.ChunkOffsets) == need(r.length, r.info.ChunkLength)+1
+	case r.crc != nil:
+		return r.length > 0 && len(r.crc.Checksums) == need(r.length, r.crc.ChunkSize)+1
+	}
+	return false
+}
+
+// DataFileReader is implemented by the readers that expose their Data.db
+// reader.
+type DataFileReader interface {
+	DataFile() *DataReader
+}
+
 // Close closes the file when the reader opened it.
 func (r *DataReader) Close() error {
 	if r.closer != nil {

@@ -83,6 +83,13 @@ type DataWriterOptions struct {
 	// options, as ScyllaDB writes it (its options map, in key order);
 	// Cassandra never lists it.
 	ScyllaOptions bool
+	// TrailingEmptyChunk ends Data.db with an empty chunk after the last
+	// one (compressed: an empty compressed chunk and its checksum;
+	// uncompressed: an empty-input checksum in CRC.db), as Cassandra's
+	// compaction writer leaves: SSTableRewriter opens its output early
+	// before finishing it (openFinalEarly syncs, flushing the last chunk),
+	// and finishing flushes the then empty buffer once more.
+	TrailingEmptyChunk bool
 	// Path names the file in errors.
 	Path string
 }
@@ -151,11 +158,13 @@ func (r *DataResult) Components(digest Component) ([]ComponentBytes, error) {
 // error. Finish or Abort must be called once; neither closes the file,
 // which belongs to the caller (usually a FileSet).
 type DataWriter struct {
-	out  dataOut
-	path string
-	cs   checksummer.Checksummer
-	err  error
-	done bool
+	// trailingEmpty is DataWriterOptions.TrailingEmptyChunk.
+	trailingEmpty bool
+	out           dataOut
+	path          string
+	cs            checksummer.Checksummer
+	err           error
+	done          bool
 
 	pos     int64 // uncompressed bytes accepted
 	fileOff int64 // bytes handed to the file
@@ -212,6 +221,8 @@ func NewDataWriter(w io.Writer, opts DataWriterOptions) (*DataWriter, error) {
 		cs:     cs,
 		digest: cs.Init(),
 		piece:  cs.Init(),
+
+		trailingEmpty: opts.TrailingEmptyChunk,
 	}
 	// The output is set up last: nothing to stop on the error returns.
 	newOut := func() dataOut {
@@ -475,9 +486,18 @@ func (w *DataWriter) Finish() (*DataResult, error) {
 			if len(w.inline.src) > 0 {
 				w.submit()
 			}
+			if w.trailingEmpty && w.err == nil {
+				w.submit() // the slot is empty now: an empty chunk
+			}
 		} else {
 			if w.fill != nil && len(w.fill.src) > 0 {
 				w.submit()
+			}
+			if w.trailingEmpty && w.err == nil {
+				if s := w.fillSlot(); s != nil {
+					s.src = s.src[:0]
+					w.submit()
+				}
 			}
 			if w.fill != nil {
 				w.pool.release(w.fill)
@@ -488,8 +508,13 @@ func (w *DataWriter) Finish() (*DataResult, error) {
 			}
 			w.pool.close()
 		}
-	} else if w.pieceLen > 0 {
-		w.endPiece()
+	} else {
+		if w.pieceLen > 0 {
+			w.endPiece()
+		}
+		if w.trailingEmpty {
+			w.endPiece() // the checksum of no bytes
+		}
 	}
 	if w.err == nil {
 		if err := w.out.Flush(); err != nil {

@@ -458,3 +458,49 @@ func TestDataReaderTrailingEmptyChunk(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDataWriterTrailingEmptyChunk: with TrailingEmptyChunk the writer
+// ends Data.db as Cassandra's compaction writer does — the file without it
+// plus an empty chunk (compressed) or an empty-input checksum in CRC.db
+// (uncompressed) — with inline and parallel compression, for data ending
+// inside a chunk and exactly on a chunk boundary; the reader tells.
+func TestDataWriterTrailingEmptyChunk(t *testing.T) {
+	for _, n := range []int{10_000, 3 * 4096} {
+		data := rowBytes(n, 10)
+		for _, jobs := range []int{1, 3} {
+			base := DataWriterOptions{Compression: compress.Params{Codec: compress.LZ4, ChunkLength: 4096}, Jobs: jobs}
+			plain, res := writeData(t, data, base, 1)
+			with := base
+			with.TrailingEmptyChunk = true
+			file, res2 := writeData(t, data, with, 1)
+			empty := []byte{0, 0, 0, 0, 0} // uncompressed length 0 and the LZ4 token of no bytes
+			want := binary.BigEndian.AppendUint32(append(slicesClone(plain), empty...), crc32.ChecksumIEEE(empty))
+			if !bytes.Equal(file, want) {
+				t.Fatalf("n=%d jobs=%d: %d bytes, want %d", n, jobs, len(file), len(want))
+			}
+			if len(res2.CompressionInfo.ChunkOffsets) != len(res.CompressionInfo.ChunkOffsets)+1 || res2.Digest != crc32.ChecksumIEEE(file) {
+				t.Fatalf("n=%d jobs=%d: chunks %d, digest %08x", n, jobs, len(res2.CompressionInfo.ChunkOffsets), res2.Digest)
+			}
+			r, err := NewDataReader(bytes.NewReader(file), int64(len(file)), "x", res2.CompressionInfo, nil, DataReaderOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.TrailingEmptyChunk() {
+				t.Fatal("the reader does not see the trailing empty chunk")
+			}
+			if r0, _ := NewDataReader(bytes.NewReader(plain), int64(len(plain)), "x", res.CompressionInfo, nil, DataReaderOptions{}); r0.TrailingEmptyChunk() {
+				t.Fatal("the reader sees a trailing empty chunk that is not there")
+			}
+			if got, err := io.ReadAll(r.NewStream(0)); err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("read back: %v", err)
+			}
+		}
+		file, res := writeData(t, data, DataWriterOptions{TrailingEmptyChunk: true}, 1)
+		if !bytes.Equal(file, data) || res.CRC.Checksums[len(res.CRC.Checksums)-1] != 0 || len(res.CRC.Checksums) != (n+CRCChunkSize-1)/CRCChunkSize+1 {
+			t.Fatalf("uncompressed: %d checksums", len(res.CRC.Checksums))
+		}
+		if r, _ := NewDataReader(bytes.NewReader(file), int64(len(file)), "x", nil, res.CRC, DataReaderOptions{}); !r.TrailingEmptyChunk() {
+			t.Fatal("uncompressed: the reader does not see the empty checksum")
+		}
+	}
+}

@@ -25,6 +25,9 @@ import (
 //
 // A FileSet is not safe for concurrent use.
 type FileSet struct {
+	// TOCOrder is the order TOC.txt lists components in (see
+	// AppendOrderedTOC); nil means the version's.
+	TOCOrder  []Component
 	fs        FS
 	desc      Descriptor
 	files     []*setFile
@@ -196,7 +199,7 @@ func (s *FileSet) Commit() ([]Component, error) {
 		return nil, s.fail(err)
 	}
 	components := append(s.Components(), ComponentTOC)
-	toc := AppendVersionTOC(nil, components, s.desc.Version)
+	toc := AppendOrderedTOC(nil, components, s.TOCOrder, s.desc.Version)
 	tmp := s.desc.TempPath(ComponentTOC)
 	f, err := s.fs.Create(tmp)
 	if err != nil {

@@ -188,6 +188,15 @@ type WriterOptions struct {
 	// Metadata carries Statistics.db values that do not follow from the
 	// data; the zero value is what a memtable flush writes.
 	Metadata Metadata
+	// TrailingEmptyChunk ends Data.db with an empty chunk, as Cassandra's
+	// compaction writer does (DataWriterOptions.TrailingEmptyChunk);
+	// CarryOver keeps an input's.
+	TrailingEmptyChunk bool
+	// TOCOrder is the order TOC.txt lists the components in, for versions
+	// whose writer release iterates a hash set (Profile.OrderedTOC false:
+	// the order changes with every start of the JVM); CarryOver takes it
+	// from the input's TOC.txt. nil means castable's canonical order.
+	TOCOrder []Component
 	// Profile overrides the writer release's habits that no format flag
 	// decides (histogram sizes, the tombstone histogram's live-cell bin,
 	// TOC order; version.Profile). nil means the version's own

@@ -104,6 +104,50 @@ func AppendVersionTOC(dst []byte, cs []Component, v version.Version) []byte {
 	return dst
 }
 
+// AppendOrderedTOC is AppendVersionTOC, except that the components of
+// order come first, in that order (the order a writer release that
+// iterates a hash set listed them in an input, carried over by CarryOver:
+// WriterOptions.TOCOrder); order's components that are not in cs are left
+// out, cs's that are not in order follow in v's order.
+func AppendOrderedTOC(dst []byte, cs []Component, order []Component, v version.Version) []byte {
+	if len(order) == 0 {
+		return AppendVersionTOC(dst, cs, v)
+	}
+	all := append(slices.Clone(cs), ComponentTOC)
+	var rest []Component
+	for _, c := range SortComponents(all) {
+		if !slices.Contains(order, c) {
+			rest = append(rest, c)
+		}
+	}
+	seen := map[Component]bool{}
+	for _, c := range order {
+		if slices.Contains(all, c) && !seen[c] {
+			seen[c] = true
+			dst = append(dst, c...)
+			dst = append(dst, '\n')
+		}
+	}
+	if len(rest) == 0 {
+		return dst
+	}
+	tail := AppendVersionTOC(nil, rest, v)
+	// AppendVersionTOC adds TOC.txt itself; keep it only when order lacks it.
+	for _, line := range strings.SplitAfter(string(tail), "\n") {
+		if line == "" || (seen[ComponentTOC] && line == string(ComponentTOC)+"\n") {
+			continue
+		}
+		dst = append(dst, line...)
+	}
+	return dst
+}
+
+// TOCReader is implemented by the readers that keep the TOC.txt they
+// opened (nil when the SSTable had none).
+type TOCReader interface {
+	TOC() *TOC
+}
+
 // ParseTOC parses TOC.txt content into its set of components (first
 // occurrence order, duplicates removed). path names the file in errors.
 func ParseTOC(b []byte, path string) ([]Component, error) {

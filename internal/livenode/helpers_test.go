@@ -100,3 +100,23 @@ func diffRow(cols []node.Column, a, b [][]byte) string {
 	}
 	return ""
 }
+
+// keepDir is t.TempDir(), or with CASTABLE_LIVENODE_KEEP=DIR a directory
+// below DIR named name that stays after the test (for looking into what
+// the node wrote).
+func keepDir(t *testing.T, name string) string {
+	t.Helper()
+	root := os.Getenv("CASTABLE_LIVENODE_KEEP")
+	if root == "" {
+		return t.TempDir()
+	}
+	dir := filepath.Join(root, name)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("keeping %s", dir)
+	return dir
+}

@@ -96,6 +96,12 @@ func (r *Reader) Partitioner() dht.Partitioner { return r.part }
 // Statistics returns the decoded Statistics.db.
 func (r *Reader) Statistics() *sstables.Statistics { return r.stats }
 
+// TOC returns the TOC.txt the reader opened (nil without one).
+func (r *Reader) TOC() *sstables.TOC { return r.s.TOC() }
+
+// DataFile returns the Data.db reader.
+func (r *Reader) DataFile() *sstables.DataReader { return r.s.Data() }
+
 // Header returns the serialization header.
 func (r *Reader) Header() *Header { return r.stats.Header }
 

@@ -100,6 +100,12 @@ func (r *Reader) Partitioner() dht.Partitioner { return r.part }
 // Statistics implements sstables.Reader.
 func (r *Reader) Statistics() *sstables.Statistics { return r.stats }
 
+// TOC returns the TOC.txt the reader opened (nil without one).
+func (r *Reader) TOC() *sstables.TOC { return r.s.TOC() }
+
+// DataFile returns the Data.db reader.
+func (r *Reader) DataFile() *sstables.DataReader { return r.s.Data() }
+
 // Header returns the serialization header.
 func (r *Reader) Header() *sstables.SerializationHeader { return r.stats.Header }
 

@@ -225,6 +225,9 @@ func (w *partitionWriter) addRow(r *mutation.Row, static bool) error {
 		w.cells = append(w.cells, w.markerAtom(r, prefix))
 	}
 	for i := range r.ComplexDeletions {
+		if r.ComplexDeletions[i].Deletion.IsLive() {
+			continue // a present empty column: 2.x cells have no such thing
+		}
 		if err := w.addComplexDeletion(r, static, prefix, &r.ComplexDeletions[i]); err != nil {
 			return err
 		}

@@ -20,6 +20,7 @@ type Reader struct {
 	table    *schema.Table
 	part     dht.Partitioner
 	inferred bool
+	toc      *sstables.TOC
 	l        layout
 	stats    *sstables.Statistics
 	data     *sstables.DataReader
@@ -57,11 +58,12 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 		fsys = sstables.OSFS
 	}
 	r := &Reader{desc: desc, fsys: fsys, table: table, maxValue: opts.EffectiveMaxValueSize(), readAhead: opts.ReadAhead, warn: opts.Warn}
-	if _, err := sstables.OpenTOC(fsys, desc, opts.Warn); err != nil {
+	toc, err := sstables.OpenTOC(fsys, desc, opts.Warn)
+	if err != nil {
 		return nil, err
 	}
+	r.toc = toc
 	statsPath := desc.Path(sstables.ComponentStatistics)
-	var err error
 	if r.stats, err = sstables.ReadStatistics(fsys, desc, opts.Warn); err != nil {
 		return nil, err
 	}
@@ -106,6 +108,12 @@ func (r *Reader) Inferred() bool { return r.inferred }
 
 // Statistics returns the parsed Statistics.db.
 func (r *Reader) Statistics() *sstables.Statistics { return r.stats }
+
+// TOC returns the TOC.txt the reader opened (nil without one).
+func (r *Reader) TOC() *sstables.TOC { return r.toc }
+
+// DataFile returns the Data.db reader.
+func (r *Reader) DataFile() *sstables.DataReader { return r.data }
 
 // Partitioner implements sstables.Reader: the partitioner Statistics.db
 // names.

@@ -148,7 +148,10 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 		}
 	}
 
-	if w.files, err = sstables.NewFileSet(opts.FS, w.desc); err != nil {
+	if w.files, err = sstables.NewFileSet(opts.FS, w.desc); err == nil {
+		w.files.TOCOrder = opts.TOCOrder
+	}
+	if err != nil {
 		return nil, err
 	}
 	dataFile, err := w.files.Create(sstables.ComponentData)
@@ -167,6 +170,8 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 		Jobs:        opts.Jobs,
 		BufferedIO:  opts.BufferedIO,
 		Path:        w.desc.Path(sstables.ComponentData),
+
+		TrailingEmptyChunk: opts.TrailingEmptyChunk,
 	})
 	if err != nil {
 		w.files.Abort()

@@ -533,13 +533,17 @@ func (d *Decoder) readColumn(r *SliceReader, info *colInfo, hasComplexDeletion b
 	if !info.complex {
 		return d.readCell(r, info, row)
 	}
+	del := mutation.Live
 	if hasComplexDeletion {
-		del := d.readDeletion(r)
-		if !del.IsLive() {
-			row.ComplexDeletions = append(row.ComplexDeletions, mutation.ComplexDeletion{Column: info.col, Deletion: del})
-		}
+		del = d.readDeletion(r)
 	}
 	n := r.Count(1)
+	if !del.IsLive() || n == 0 {
+		// A present column with neither elements nor a deletion is kept
+		// as a live complex deletion, so that a rewrite lists it again
+		// (see mutation.ComplexDeletion).
+		row.ComplexDeletions = append(row.ComplexDeletions, mutation.ComplexDeletion{Column: info.col, Deletion: del})
+	}
 	for i := 0; i < n && r.Err == nil; i++ {
 		if err := d.readCell(r, info, row); err != nil {
 			return err

@@ -172,7 +172,10 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 		UnsignedDeletionTimes: v.UIntDeletionTime(),
 	})
 
-	if w.files, err = sstables.NewFileSet(opts.FS, w.desc); err != nil {
+	if w.files, err = sstables.NewFileSet(opts.FS, w.desc); err == nil {
+		w.files.TOCOrder = opts.TOCOrder
+	}
+	if err != nil {
 		return nil, err
 	}
 	dataFile, err := w.files.Create(sstables.ComponentData)
@@ -199,6 +202,7 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 		ScyllaOptions:           v.Scylla(),
 		Jobs:                    opts.Jobs,
 		BufferedIO:              opts.BufferedIO,
+		TrailingEmptyChunk:      opts.TrailingEmptyChunk,
 		Path:                    w.desc.Path(sstables.ComponentData),
 	})
 	if err != nil {
@@ -412,7 +416,7 @@ func (w *Writer) Finish() (*sstables.WriteResult, error) {
 	if err != nil {
 		return nil, w.fail(err)
 	}
-	total += int64(len(sstables.AppendVersionTOC(nil, components, w.desc.Version)))
+	total += int64(len(sstables.AppendOrderedTOC(nil, components, w.files.TOCOrder, w.desc.Version)))
 	return &sstables.WriteResult{
 		Descriptor:   w.desc,
 		Components:   components,
@@ -451,6 +455,15 @@ func (w *Writer) statistics(res *sstables.DataResult) *sstables.Statistics {
 		s.CompressionRatio = math.NaN()
 	}
 	s.TombstoneDropTimes = w.aux.tombstoneHistogram()
+	if v.UIntDeletionTime() {
+		// Cassandra 5.0 sizes the STATS component for 16-byte tombstone
+		// bins (TombstoneHistogram.HistogramSerializer.serializedSize)
+		// but writes 12 (a long point, an int count), and writes the
+		// whole buffer it sized: 4 zero bytes per bin follow the last
+		// field, inside the component's checksum.
+		points, _ := s.TombstoneDropTimes.Bins()
+		s.Padding = 4 * len(points)
+	}
 	m := &w.opts.Metadata
 	s.Level = int32(m.Level)
 	s.RepairedAt = m.RepairedAt
