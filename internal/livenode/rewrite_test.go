@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +17,7 @@ import (
 	"github.com/castable-db/castable/internal/cli"
 	"github.com/castable-db/castable/internal/node"
 	"github.com/castable-db/castable/internal/workload"
+	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
 )
 
@@ -169,7 +173,22 @@ func TestCastableRewritesWhatNodesWrite(t *testing.T) {
 							t.Errorf("%s %s: convert: %v", what, filepath.Base(p), err)
 							continue
 						}
-						if d := sameComponents(t, filepath.Join(out, filepath.Base(p)), p); len(d) > 0 {
+						d := sameComponents(t, filepath.Join(out, filepath.Base(p)), p)
+						if f.Release == "5.0" && len(d) == 1 && strings.HasPrefix(d[0], "Statistics.db") {
+							// Cassandra 5.0 counts complex deletions it does not
+							// write (see mutation.ComplexDeletion) in the drop-time
+							// histogram and the deletion time and timestamp
+							// bounds, which then do not follow from Data.db.
+							diff, masked := statisticsBesidesLostDeletions(t, filepath.Join(out, filepath.Base(p)), p)
+							if diff != "" {
+								t.Errorf("%s %s: rewritten, Statistics.db differs beyond what lost complex deletions explain: %s", what, filepath.Base(p), diff)
+							} else {
+								t.Logf("%s %s: rewritten byte-identical but for Statistics.db's %s (%d rows with a complex column listed without elements or deletion)",
+									what, filepath.Base(p), masked, lostComplexDeletions(t, p))
+							}
+							continue
+						}
+						if len(d) > 0 {
 							t.Errorf("%s %s: rewritten, differs in %s", what, filepath.Base(p), strings.Join(d, ", "))
 						}
 					}
@@ -177,4 +196,115 @@ func TestCastableRewritesWhatNodesWrite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lostComplexDeletions counts the complex columns the SSTable of Data.db
+// path lists with neither elements nor a deletion: deletions Cassandra 5.0
+// lost on the way to disk (see mutation.ComplexDeletion).
+func lostComplexDeletions(t *testing.T, data string) int {
+	t.Helper()
+	desc, _, _, err := sstables.ParseDescriptor(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sstables.OpenAny(desc, nil, sstables.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	s, err := r.Scan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	n := 0
+	count := func(row *mutation.Row) {
+		for _, cd := range row.ComplexDeletions {
+			if cd.Deletion.IsLive() {
+				n++
+			}
+		}
+	}
+	for {
+		p, err := s.NextPartition()
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		count(&p.Static)
+		for {
+			row, m, err := s.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if row == nil && m == nil {
+				break
+			}
+			if row != nil {
+				count(row)
+			}
+		}
+	}
+}
+
+// statisticsBesidesLostDeletions compares the Statistics.db of two
+// SSTables but for what deletions Cassandra 5.0 counted without writing
+// them change: the tombstone drop-time histogram (more counts in the
+// node's), the local deletion time and timestamp minima (the node's no
+// later than castable's) and the maxima (no earlier). It returns "" when
+// the rest is equal, and the fields that differed.
+func statisticsBesidesLostDeletions(t *testing.T, got, want string) (diff, masked string) {
+	t.Helper()
+	read := func(p string) *sstables.Statistics {
+		desc, _, _, err := sstables.ParseDescriptor(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := sstables.ReadStatistics(nil, desc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	a, b := read(got), read(want)
+	var fields []string
+	as, bs := &a.Stats, &b.Stats
+	pa, ca := as.TombstoneDropTimes.Bins()
+	pb, cb := bs.TombstoneDropTimes.Bins()
+	if !reflect.DeepEqual(pa, pb) || !reflect.DeepEqual(ca, cb) {
+		for i := range pb {
+			if i >= len(pa) || pa[i] != pb[i] || ca[i] > cb[i] {
+				return fmt.Sprintf("drop-time bins %v×%v, the node's %v×%v", pa, ca, pb, cb), ""
+			}
+		}
+		fields = append(fields, "drop-time counts")
+	}
+	if as.MinLocalDeletionTime != bs.MinLocalDeletionTime {
+		if as.MinLocalDeletionTime < bs.MinLocalDeletionTime {
+			return fmt.Sprintf("min local deletion time %d, the node's %d", as.MinLocalDeletionTime, bs.MinLocalDeletionTime), ""
+		}
+		fields = append(fields, "min local deletion time")
+	}
+	if as.MinTimestamp != bs.MinTimestamp {
+		if as.MinTimestamp < bs.MinTimestamp {
+			return fmt.Sprintf("min timestamp %d, the node's %d", as.MinTimestamp, bs.MinTimestamp), ""
+		}
+		fields = append(fields, "min timestamp")
+	}
+	if as.MaxTimestamp > bs.MaxTimestamp {
+		return fmt.Sprintf("max timestamp %d, the node's %d", as.MaxTimestamp, bs.MaxTimestamp), ""
+	}
+	if math.IsNaN(as.TokenSpaceCoverage) && math.IsNaN(bs.TokenSpaceCoverage) {
+		as.TokenSpaceCoverage, bs.TokenSpaceCoverage = 0, 0 // NaN is not DeepEqual to itself
+	}
+	for _, s := range []*sstables.Stats{as, bs} {
+		s.TombstoneDropTimes, s.Padding = nil, 0
+		s.MinLocalDeletionTime, s.MinTimestamp, s.MaxTimestamp = 0, 0, 0
+	}
+	if !reflect.DeepEqual(a, b) {
+		return fmt.Sprintf("%+v\nwant %+v", a.Stats, b.Stats), ""
+	}
+	return "", strings.Join(fields, ", ")
 }
