@@ -21,7 +21,7 @@ empty :=
 space := $(empty) $(empty)
 TAGFLAG := $(if $(TAGS),-tags $(subst $(space),$(comma),$(TAGS)),)
 
-.PHONY: all build demo test test-purego test-cgo test-race test-beam bench fuzz-smoke lint print-tags clean checksum-pair
+.PHONY: all build demo test test-full test-short test-purego test-cgo test-race test-sweeps test-beam test-beam-short bench fuzz-smoke lint lint-purego print-tags clean checksum-pair
 
 all: build
 
@@ -44,10 +44,28 @@ demo:
 	  --sstable-format mc,la --compression lz4,none --data-directory $(DEMO_DIR)
 	$(GO) run $(TAGFLAG) ./cmd/castable verify $$(find $(DEMO_DIR) -name '*-TOC.txt' -printf '%h\n' | sort -u)
 
-## test: every test, pure Go and (when the C libraries are present) with cgo,
-## plus the concurrency, fault-injection and crash tests under the race detector,
-## and the Beam pipeline module's tests (beam/, its own go.mod; they run on Prism)
-test: lint test-purego test-cgo test-race test-beam
+# The build every test tier runs first: with the C libraries when they are
+# there (their tags), else pure Go.
+ifneq ($(TAGS),)
+MAIN_ENV := CGO_ENABLED=1
+else
+MAIN_ENV := CGO_ENABLED=0
+endif
+
+## test: the README's command — every test of the module and of beam/ once,
+## in the main build (the C libraries' tags when present), with sweeps and
+## matrices scaled down (go test -short): the live-node and oracle tests
+## included. A few minutes on 2 cores.
+test: lint test-short test-beam-short
+
+## test-full: CI's tier — make test, then every test again in full: the
+## pure-Go build, the checksummers and sstables without assembly, the race
+## detector over the concurrent code, the Beam module, and the whole
+## corruption and scrub sweeps.
+test-full: test lint-purego test-purego test-race test-beam test-sweeps
+
+test-short:
+	$(MAIN_ENV) $(GO) test -short -count=1 $(TAGFLAG) $(PKG)
 
 test-purego:
 	CGO_ENABLED=0 $(GO) test -count=1 $(PKG)
@@ -62,17 +80,26 @@ else
 endif
 
 # The race detector needs cgo (a C compiler), not the optional C libraries.
-# The corruption sweeps decode damaged files on a worker pool whose sharing is
-# the writers' and readers' own (raced in flush and the crash tests); under
-# the race detector they would cost ten minutes and find nothing new, so they
-# run in test-purego and test-cgo only.
+# The corruption and scrub sweeps decode damaged files on a worker pool
+# whose sharing is the writers' and readers' own (raced in flush and the
+# crash tests); under the race detector they would cost many minutes and
+# find nothing new, so they run in the other tiers only.
 RACE_PKGS ?= ./memtable ./flush ./internal/reliability
-RACE_SKIP ?= ^TestCorruptionSweep
+RACE_SKIP ?= ^(TestCorruptionSweep|TestScrubSweep)
 test-race:
 	CGO_ENABLED=1 $(GO) test -race -count=1 -skip '$(RACE_SKIP)' $(RACE_PKGS)
 
+# The whole sweeps: the corruption sweep's full plan (the README's table)
+# and a scrub of every damaged copy of the quick plan.
+test-sweeps:
+	$(MAIN_ENV) $(GO) test -count=1 $(TAGFLAG) -timeout 60m -run '^(TestCorruptionSweep|TestCorruptionSweepBTI|TestScrubSweep)$$' \
+	  ./internal/reliability -args -long -scrub.cases 0
+
 # The Beam module (beam/) has its own go.mod: ./... of the core does not
 # reach it.
+test-beam-short:
+	cd beam && CGO_ENABLED=0 $(GO) test -short -count=1 ./...
+
 test-beam:
 	cd beam && CGO_ENABLED=0 $(GO) test -count=1 ./...
 
@@ -98,13 +125,16 @@ fuzz-smoke:
 checksum-pair:
 	cd perf/checksum_pair && ./run.sh $(ARGS)
 
-## lint: gofmt and go vet (both builds)
+## lint: gofmt and go vet (the main build and beam/)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	CGO_ENABLED=0 $(GO) vet $(PKG)
-	$(if $(TAGS),CGO_ENABLED=1 $(GO) vet $(TAGFLAG) $(PKG),)
+	$(MAIN_ENV) $(GO) vet $(TAGFLAG) $(PKG)
 	cd beam && CGO_ENABLED=0 $(GO) vet ./...
+
+## lint-purego: go vet of the pure-Go build, when the main build is cgo's
+lint-purego:
+	$(if $(TAGS),CGO_ENABLED=0 $(GO) vet $(PKG),)
 
 clean:
 	$(GO) clean -testcache

@@ -45,8 +45,8 @@ func TestCorruptionSweep(t *testing.T) {
 	if *longSweep || *tableOut != "" {
 		plan, cliEvery = FullPlan, 16
 	}
-	if testing.Short() {
-		cliEvery = 0
+	if testing.Short() && !*longSweep && *tableOut == "" {
+		plan, cliEvery = ShortPlan, 32
 	}
 	var picked []*SSTable
 	for _, s := range corpus {
@@ -120,12 +120,15 @@ func TestCorruptionSweepBTI(t *testing.T) {
 	if len(corpus) < 8 {
 		t.Fatalf("only %d BTI SSTables found", len(corpus))
 	}
-	cliEvery := 8
-	if testing.Short() {
-		cliEvery = 0
+	plan, cliEvery := QuickPlan, 8
+	if *longSweep {
+		plan, cliEvery = FullPlan, 16
+	}
+	if testing.Short() && !*longSweep {
+		plan, cliEvery = ShortPlan, 32
 	}
 	opts := CorpusOptions{
-		SweepOptions: SweepOptions{Plan: QuickPlan, CLIEvery: cliEvery, TempDir: t.TempDir(), Workers: 2},
+		SweepOptions: SweepOptions{Plan: plan, CLIEvery: cliEvery, TempDir: t.TempDir(), Workers: 2},
 		GetKeys:      16,
 		Progress:     t.Logf,
 	}

@@ -98,6 +98,12 @@ func (p Plan) budget(damages []Damage, size int) []Damage {
 var QuickPlan = Plan{ExhaustiveLimit: 128, Spread: 48, Edge: 16, Window: 1, MaxBoundaries: 48, Masks: []byte{0xff},
 	BigTarget: 1 << 20, BigBudget: 6}
 
+// ShortPlan is QuickPlan scaled down for make test (go test -short): every
+// component still truncated and flipped at its ends, boundaries and a
+// spread, a quarter as densely.
+var ShortPlan = Plan{ExhaustiveLimit: 32, Spread: 12, Edge: 4, Window: 1, MaxBoundaries: 12, Masks: []byte{0xff},
+	BigTarget: 1 << 20, BigBudget: 3}
+
 // FullPlan is the sweep behind the README table: every length and byte of
 // components up to 16 KiB, dense sampling above.
 var FullPlan = Plan{ExhaustiveLimit: 16 << 10, Spread: 1024, Edge: 64, Window: 3, MaxBoundaries: 1024, Masks: []byte{0xff, 0x01},
