@@ -2,6 +2,7 @@ package compress
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/golang/snappy"
@@ -157,5 +158,52 @@ func BenchmarkSnappyDecoders(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkLZ4Encoders compares the releases' LZ4 fast compressors side by
+// side: today's LZ4_compress_fast through liblz4 (impl=c-current, with the
+// tag liblz4) and pierrec/lz4 (impl=go-current), and castable's Go
+// encoders of LZ4 r123 (Cassandra 2.2–3.11) and r100, on chunks of rows
+// and of CSV lines, reusing dst.
+func BenchmarkLZ4Encoders(b *testing.B) {
+	type enc struct {
+		name string
+		e    LZ4Encoder
+		impl Impl
+	}
+	encs := []enc{{"go-current", LZ4Current, ImplGo}, {"go-r123", LZ4R123, ImplGo}, {"go-r100", LZ4R100, ImplGo}}
+	if haveLibLZ4 {
+		encs = append([]enc{{"c-current", LZ4Current, ImplC}}, encs...)
+	}
+	for _, data := range []struct {
+		name string
+		gen  func(n int) []byte
+	}{
+		{"rows", rowsChunk},
+		{"csv", func(n int) []byte { return corpusCSV(rand.New(rand.NewPCG(4, 4)), n) }},
+	} {
+		for _, size := range []int{4096, 16384, 65536, 131072} {
+			src := data.gen(size)
+			for _, e := range encs {
+				b.Run(fmt.Sprintf("data=%s/size=%d/impl=%s", data.name, size, e.name), func(b *testing.B) {
+					c, err := NewCompressorImpl(Params{Codec: LZ4, LZ4Encoder: e.e}, e.impl)
+					if err != nil {
+						b.Fatal(err)
+					}
+					dst := make([]byte, 0, c.MaxCompressedLen(size))
+					out, _ := c.Compress(dst, src)
+					b.ReportMetric(float64(len(src))/float64(len(out)), "ratio")
+					b.SetBytes(int64(size))
+					b.ReportAllocs()
+					b.ResetTimer()
+					for range b.N {
+						if _, err := c.Compress(dst, src); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
 	}
 }
