@@ -234,7 +234,7 @@ func BenchmarkLZ4EncodersPaired(b *testing.B) {
 		{"rows", rowsChunk},
 		{"csv", func(n int) []byte { return corpusCSV(rand.New(rand.NewPCG(4, 4)), n) }},
 	} {
-		for _, size := range []int{4096, 16384, 65536} {
+		for _, size := range []int{4096, 16384, 65536, 131072} {
 			src := data.gen(size)
 			b.Run(fmt.Sprintf("data=%s/size=%d", data.name, size), func(b *testing.B) {
 				cs := make([]Compressor, len(encs))
