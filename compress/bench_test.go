@@ -2,7 +2,10 @@ package compress
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/golang/snappy"
 	"github.com/klauspost/compress/s2"
@@ -157,5 +160,120 @@ func BenchmarkSnappyDecoders(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkLZ4Encoders compares the releases' LZ4 fast compressors side by
+// side: today's LZ4_compress_fast through liblz4 (impl=c-current, with the
+// tag liblz4) and pierrec/lz4 (impl=go-current), and castable's Go
+// encoders of LZ4 r123 (Cassandra 2.2–3.11) and r100, on chunks of rows
+// and of CSV lines, reusing dst.
+func BenchmarkLZ4Encoders(b *testing.B) {
+	type enc struct {
+		name string
+		e    LZ4Encoder
+		impl Impl
+	}
+	encs := []enc{{"go-current", LZ4Current, ImplGo}, {"go-r123", LZ4R123, ImplGo}, {"go-r100", LZ4R100, ImplGo}}
+	if haveLibLZ4 {
+		encs = append([]enc{{"c-current", LZ4Current, ImplC}}, encs...)
+	}
+	for _, data := range []struct {
+		name string
+		gen  func(n int) []byte
+	}{
+		{"rows", rowsChunk},
+		{"csv", func(n int) []byte { return corpusCSV(rand.New(rand.NewPCG(4, 4)), n) }},
+	} {
+		for _, size := range []int{4096, 16384, 65536, 131072} {
+			src := data.gen(size)
+			for _, e := range encs {
+				b.Run(fmt.Sprintf("data=%s/size=%d/impl=%s", data.name, size, e.name), func(b *testing.B) {
+					c, err := NewCompressorImpl(Params{Codec: LZ4, LZ4Encoder: e.e}, e.impl)
+					if err != nil {
+						b.Fatal(err)
+					}
+					dst := make([]byte, 0, c.MaxCompressedLen(size))
+					out, _ := c.Compress(dst, src)
+					b.ReportMetric(float64(len(src))/float64(len(out)), "ratio")
+					b.SetBytes(int64(size))
+					b.ReportAllocs()
+					b.ResetTimer()
+					for range b.N {
+						if _, err := c.Compress(dst, src); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkLZ4EncodersPaired times the LZ4 encoders against each other in
+// alternation, so that the drift of a shared machine cancels: each of b.N
+// rounds compresses the chunk 200 KB worth of times with every encoder, in
+// an order rotating by round, and the metrics are each encoder's median
+// time per chunk over the rounds (ns/chunk-ENCODER) and its median ratio to
+// go-r123's time in the same round (x-ENCODER). Run it with -benchtime
+// 200x; ns/op is the round and says nothing by itself.
+func BenchmarkLZ4EncodersPaired(b *testing.B) {
+	type enc struct {
+		name string
+		e    LZ4Encoder
+		impl Impl
+	}
+	encs := []enc{{"go-r123", LZ4R123, ImplGo}, {"go-current", LZ4Current, ImplGo}}
+	if haveLibLZ4 {
+		encs = append(encs, enc{"c-current", LZ4Current, ImplC})
+	}
+	for _, data := range []struct {
+		name string
+		gen  func(n int) []byte
+	}{
+		{"rows", rowsChunk},
+		{"csv", func(n int) []byte { return corpusCSV(rand.New(rand.NewPCG(4, 4)), n) }},
+	} {
+		for _, size := range []int{4096, 16384, 65536, 131072} {
+			src := data.gen(size)
+			b.Run(fmt.Sprintf("data=%s/size=%d", data.name, size), func(b *testing.B) {
+				cs := make([]Compressor, len(encs))
+				for i, e := range encs {
+					var err error
+					if cs[i], err = NewCompressorImpl(Params{Codec: LZ4, LZ4Encoder: e.e}, e.impl); err != nil {
+						b.Fatal(err)
+					}
+				}
+				dst := make([]byte, 0, cs[0].MaxCompressedLen(size))
+				reps := max(1, 200000/size)
+				perChunk := make([][]float64, len(encs))
+				ratio := make([][]float64, len(encs))
+				d := make([]time.Duration, len(encs))
+				for round := range b.N {
+					for k := range encs {
+						i := (k + round) % len(encs)
+						t0 := time.Now()
+						for range reps {
+							if _, err := cs[i].Compress(dst, src); err != nil {
+								b.Fatal(err)
+							}
+						}
+						d[i] = time.Since(t0)
+					}
+					for i := range encs {
+						perChunk[i] = append(perChunk[i], float64(d[i])/float64(reps))
+						ratio[i] = append(ratio[i], float64(d[i])/float64(d[0]))
+					}
+				}
+				for i, e := range encs {
+					slices.Sort(perChunk[i])
+					slices.Sort(ratio[i])
+					b.ReportMetric(perChunk[i][len(perChunk[i])/2], "ns/chunk-"+e.name)
+					if i > 0 {
+						b.ReportMetric(ratio[i][len(ratio[i])/2], "x-"+e.name)
+					}
+				}
+			})
+		}
 	}
 }

@@ -129,6 +129,11 @@ type Params struct {
 	// that does not compress to at most ChunkLength/MinCompressRatio bytes
 	// is stored uncompressed. 0 means never (Cassandra's default).
 	MinCompressRatio float64
+	// LZ4Encoder is the LZ4 fast compressor whose bytes Compress
+	// reproduces: the one the release that writes the SSTable bundles.
+	// The zero value leaves it to the writer (the version's release;
+	// LZ4Current where there is none). It is not written anywhere.
+	LZ4Encoder LZ4Encoder
 }
 
 // WithDefaultChunkLength returns p with ChunkLength n when it is 0.
@@ -252,6 +257,10 @@ func NewCompressorImpl(p Params, impl Impl) (Compressor, error) {
 		if err != nil {
 			return nil, err
 		}
+		if p.LZ4Encoder > LZ4R100 {
+			return nil, invalidOptionf("unknown %s", p.LZ4Encoder)
+		}
+		o.encoder = p.LZ4Encoder
 		return newLZ4(o, impl)
 	case Snappy:
 		return newSnappy(), nil

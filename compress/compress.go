@@ -7,8 +7,10 @@
 // (checked against every real chunk in the shared test data):
 //
 //	codec    compress                                  decompress                  identical
-//	LZ4      liblz4 LZ4_compress_fast (tag liblz4)     liblz4 LZ4_decompress_safe  14 of 15 chunks
-//	         or pierrec/lz4 CompressorCCompat (Go)     or pierrec/lz4              same bytes as liblz4
+//	LZ4      LZ4Current (4.0+, ScyllaDB): liblz4       liblz4 LZ4_decompress_safe  15 of 15 chunks, each
+//	         LZ4_compress_fast (tag liblz4) or pierrec or pierrec/lz4              with its writer's
+//	         CompressorCCompat (Go); LZ4R123 (2.2–3.11),                           LZ4Encoder; r123 also
+//	         LZ4R100 (2.1): castable's Go ports                                    lz4-java 1.3.0's blocks
 //	LZ4HC    liblz4 LZ4_compress_HC or pierrec HC      as LZ4                      C likely (no sample), Go no
 //	Snappy   golang/snappy                             golang/snappy               yes (1 of 1)
 //	Deflate  zlib level 6 (tag zlib)                   libdeflate (tag libdeflate) yes with zlib (1 of 1)

@@ -142,3 +142,47 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLZ4Encoders compresses arbitrary input with every LZ4 encoder (the
+// releases' fast compressors) and requires it back from every decoder,
+// within MaxCompressedLen.
+func FuzzLZ4Encoders(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("aaaaaaaabaaa\n"))
+	f.Add([]byte("hello, hello, hello, hello"))
+	f.Add(rowsChunk(4096))
+	f.Add(bytes.Repeat([]byte("abcdefgh"), 70000/8))
+	var decoders []Compressor
+	for _, impl := range implsOf(LZ4) {
+		d, err := NewCompressorImpl(Params{Codec: LZ4}, impl)
+		if err != nil {
+			f.Fatal(err)
+		}
+		decoders = append(decoders, d)
+	}
+	var encoders []Compressor
+	for _, e := range []LZ4Encoder{LZ4Current, LZ4R123, LZ4R100} {
+		c, err := NewCompressorImpl(Params{Codec: LZ4, LZ4Encoder: e}, ImplGo)
+		if err != nil {
+			f.Fatal(err)
+		}
+		encoders = append(encoders, c)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		for _, c := range encoders {
+			comp, err := c.Compress(nil, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bound := c.MaxCompressedLen(len(src)); len(comp) > bound {
+				t.Fatalf("%d bytes compressed, MaxCompressedLen %d", len(comp), bound)
+			}
+			for _, d := range decoders {
+				out, err := d.Decompress(nil, comp, len(src))
+				if err != nil || !bytes.Equal(out, src) {
+					t.Fatalf("round trip of %d bytes failed: %v", len(src), err)
+				}
+			}
+		}
+	})
+}

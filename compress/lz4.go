@@ -40,10 +40,61 @@ const (
 	lz4AccelDefault = 1
 )
 
+// LZ4Encoder names an LZ4 fast compressor whose exact output Compress
+// reproduces. The releases of Cassandra bundle different ones (through
+// lz4-java), and a block of the same input differs between them now and
+// then (see lz4_r123.go), so a writer picks the one of the release whose
+// files it writes (version.Profile.LZ4). It does not apply to LZ4HC
+// (lz4_compressor_type "high").
+type LZ4Encoder uint8
+
+// The LZ4 encoders.
+const (
+	// LZ4EncoderDefault leaves the choice to the writer, which uses its
+	// version's release's (sstables); NewCompressor without a writer takes
+	// it as LZ4Current.
+	LZ4EncoderDefault LZ4Encoder = iota
+	// LZ4Current is today's LZ4_compress_fast with acceleration 1 (liblz4
+	// 1.8.2 and later; the same bytes as LZ4_compress_default): what
+	// lz4-java 1.5 and later run through JNI, so what Cassandra 4.0, 4.1
+	// and 5.0 write, and what ScyllaDB writes. It runs liblz4 (build tag
+	// liblz4) or pierrec/lz4's port of it.
+	LZ4Current
+	// LZ4R123 is the fast compressor of LZ4 r123, bundled by lz4-java
+	// 1.3.0 (and 1.4.x), so what Cassandra 2.2, 3.0 and 3.11 write. Its
+	// search for a match stops one position earlier near the end of a
+	// block, and inputs of 64 KiB + 11 bytes or more hash 4 bytes instead
+	// of 5. It is castable's own Go encoder whatever the Impl (no liblz4
+	// release today has it); decoding uses the Impl's decoder.
+	LZ4R123
+	// LZ4R100 is the fast compressor of LZ4 r100, bundled by lz4-java
+	// 1.2.0: what Cassandra 2.1, and 2.2 trunk builds before lz4-java
+	// 1.3.0, write. It is r123's but for a search that starts probing
+	// further apart a few attempts earlier. Castable's own Go encoder, as
+	// LZ4R123.
+	LZ4R100
+)
+
+// String returns "default", "current", "r123" or "r100".
+func (e LZ4Encoder) String() string {
+	switch e {
+	case LZ4EncoderDefault:
+		return "default"
+	case LZ4Current:
+		return "current"
+	case LZ4R123:
+		return "r123"
+	case LZ4R100:
+		return "r100"
+	}
+	return fmt.Sprintf("LZ4Encoder(%d)", uint8(e))
+}
+
 // lz4Settings are the LZ4 options that change the output.
 type lz4Settings struct {
-	high    bool // LZ4HC instead of the fast compressor
-	hcLevel int  // LZ4HC level, 1..17
+	high    bool       // LZ4HC instead of the fast compressor
+	hcLevel int        // LZ4HC level, 1..17
+	encoder LZ4Encoder // the fast compressor
 }
 
 // lz4SettingsFrom reads and validates the LZ4 options as Cassandra's
@@ -85,14 +136,29 @@ type lz4Block interface {
 	decode(dst, src []byte) (int, bool)
 }
 
-// lz4Compressor frames an lz4Block as LZ4Compressor does.
-type lz4Compressor struct{ block lz4Block }
+// lz4Compressor frames an lz4Block as LZ4Compressor does. block decodes,
+// and encodes unless legacy is set.
+type lz4Compressor struct {
+	block  lz4Block
+	legacy *lz4Legacy
+}
 
 func newLZ4(s lz4Settings, impl Impl) (Compressor, error) {
-	if impl == ImplC || (impl == ImplAuto && haveLibLZ4) {
-		return &lz4Compressor{block: newLZ4C(s)}, nil
+	c := &lz4Compressor{}
+	if !s.high {
+		switch s.encoder {
+		case LZ4R123:
+			c.legacy = &lz4Legacy{attempts: r123Attempts}
+		case LZ4R100:
+			c.legacy = &lz4Legacy{attempts: r100Attempts}
+		}
 	}
-	return &lz4Compressor{block: newLZ4Go(s)}, nil
+	if impl == ImplC || (impl == ImplAuto && haveLibLZ4) {
+		c.block = newLZ4C(s)
+	} else {
+		c.block = newLZ4Go(s)
+	}
+	return c, nil
 }
 
 func (c *lz4Compressor) Codec() Codec { return LZ4 }
@@ -109,7 +175,13 @@ func (c *lz4Compressor) Compress(dst, src []byte) ([]byte, error) {
 		dst[lz4PrefixLen] = 0 // the empty block: one token, no literals
 		return dst[:lz4PrefixLen+1], nil
 	}
-	n, err := c.block.encode(dst[lz4PrefixLen:], src)
+	var n int
+	var err error
+	if c.legacy != nil {
+		n, err = c.legacy.encode(dst[lz4PrefixLen:], src)
+	} else {
+		n, err = c.block.encode(dst[lz4PrefixLen:], src)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/castable-db/castable/internal/testdata"
+	"slices"
 	"testing"
+
+	"github.com/castable-db/castable/internal/testdata"
 )
 
 var allCodecs = []Codec{None, LZ4, Snappy, Deflate, Zstd}
@@ -166,5 +168,48 @@ func TestSteadyStateAllocations(t *testing.T) {
 				t.Errorf("%s/%s: Decompress allocates %.1f times per call", codec, impl, n)
 			}
 		}
+	}
+}
+
+// TestLZ4EncodersRoundTrip compresses every input kind and size, and every
+// size around the 64 KiB + 11 table switch, with every LZ4 encoder and
+// implementation, decodes it with every decoder, and requires no
+// allocation once dst has capacity.
+func TestLZ4EncodersRoundTrip(t *testing.T) {
+	sizes := append(slices.Clone(roundTripSizes), 12, 13, 14, 65546, 65547, 65548, 200000)
+	for _, e := range []LZ4Encoder{LZ4EncoderDefault, LZ4Current, LZ4R123, LZ4R100} {
+		for _, impl := range implsOf(LZ4) {
+			c, err := NewCompressorImpl(Params{Codec: LZ4, LZ4Encoder: e}, impl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, kind := range inputKinds {
+				for _, size := range sizes {
+					src := kind.gen(size)
+					comp, err := c.Compress(nil, src)
+					if err != nil {
+						t.Fatalf("encoder=%s impl=%s %s/%d: %v", e, impl, kind.name, size, err)
+					}
+					if len(comp) > c.MaxCompressedLen(size) {
+						t.Errorf("encoder=%s impl=%s %s/%d: %d bytes, over MaxCompressedLen", e, impl, kind.name, size, len(comp))
+					}
+					for _, dimpl := range implsOf(LZ4) {
+						d, _ := NewCompressorImpl(Params{Codec: LZ4}, dimpl)
+						out, err := d.Decompress(nil, comp, size)
+						if err != nil || !bytes.Equal(out, src) {
+							t.Fatalf("encoder=%s impl=%s %s/%d: decoded by impl=%s: %v", e, impl, kind.name, size, dimpl, err)
+						}
+					}
+				}
+			}
+			src := rowsChunk(65536)
+			dst := make([]byte, 0, c.MaxCompressedLen(len(src)))
+			if n := testing.AllocsPerRun(20, func() { c.Compress(dst, src) }); n != 0 {
+				t.Errorf("encoder=%s impl=%s: Compress allocates %.1f times per call", e, impl, n)
+			}
+		}
+	}
+	if _, err := NewCompressor(Params{Codec: LZ4, LZ4Encoder: LZ4R100 + 1}); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("an unknown LZ4 encoder: %v, want ErrInvalidOptions", err)
 	}
 }

@@ -13,7 +13,10 @@ import (
 // serialization header's minima and columns (Stats), and the habits of the
 // release that wrote r (Profile: histogram sizes, the live-cell bin of the
 // tombstone histogram). Partitioner and compression are the caller's: they
-// are options of their own.
+// are options of their own. The LZ4 fast compressor is not carried over:
+// the writer takes the one of the version it writes (WithReleaseEncoder),
+// so a 3.x input rewritten as 3.x gets lz4-java 1.3.0's LZ4 r123 and one
+// converted to nb today's.
 func CarryOver(r Reader, o *WriterOptions) {
 	st := r.Statistics()
 	v := r.Descriptor().Version

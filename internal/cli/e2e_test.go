@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/castable-db/castable/internal/node"
 	"github.com/castable-db/castable/internal/testdata"
 	"github.com/castable-db/castable/jsondump"
 )
@@ -22,9 +23,11 @@ var (
 	buildOut  []byte
 )
 
-// TestMain removes the binary the end-to-end tests built.
+// TestMain removes the binary the end-to-end tests built and stops the
+// live Cassandra nodes they started.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	node.StopAll()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

@@ -104,7 +104,7 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 			return nil, fmt.Errorf("la: table %s.%s: %w", table.Keyspace, table.Name, err)
 		}
 	}
-	params = params.WithDefaultChunkLength(compress.DefaultChunkLength)
+	params = sstables.WithReleaseEncoder(params.WithDefaultChunkLength(compress.DefaultChunkLength), desc.Version)
 	if params.Codec == compress.Zstd {
 		return nil, fmt.Errorf("la: Cassandra 2.2 has no Zstd compressor")
 	}

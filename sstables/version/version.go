@@ -59,6 +59,28 @@ const (
 	legacyFileName
 )
 
+// LZ4Encoder names the LZ4 fast compressor a release's LZ4Compressor
+// runs: Cassandra calls lz4-java's LZ4Factory.fastestInstance()
+// .fastCompressor(), JNI over the LZ4 library the jar bundles, and the
+// releases bundle different LZ4s, whose blocks of the same chunk differ
+// now and then. (The values mirror compress.LZ4Encoder, which this package
+// does not import.)
+type LZ4Encoder uint8
+
+// The LZ4 encoders of the releases.
+const (
+	// LZ4Current is today's LZ4_compress_fast with acceleration 1 (liblz4
+	// 1.8.2 on): Cassandra 4.0 (lz4-java 1.7.1, LZ4 1.9.2), 4.1 and 5.0
+	// (lz4-java 1.8.0, LZ4 1.9.3), and ScyllaDB (the system liblz4).
+	LZ4Current LZ4Encoder = iota
+	// LZ4R123 is LZ4 r123's: lz4-java 1.3.0, in Cassandra 2.2, 3.0 and
+	// 3.11 (and 1.4.0, which bundles r123 too, in 4.0's trunk of 2017–2019).
+	LZ4R123
+	// LZ4R100 is LZ4 r100's: lz4-java 1.2.0, in Cassandra 2.1 (and 2.2's
+	// trunk until early 2015).
+	LZ4R100
+)
+
 // Profile is what the Cassandra release that writes a version does with
 // details no format flag decides, which byte-identical output must
 // reproduce.
@@ -117,6 +139,12 @@ type Profile struct {
 	// deletion's local deletion time delta against Long.MAX_VALUE (a
 	// larger vint) instead of Integer.MAX_VALUE.
 	LiveComplexDeletionWrap bool
+	// LZ4 is the LZ4 fast compressor the release writes LZ4 chunks with:
+	// LZ4R123 for 2.2 and 3.x (and the 4.0 pre-releases of na), LZ4R100
+	// for 2.1, LZ4Current (the zero value) from 4.0 and for ScyllaDB. The
+	// writers take it from the version they write (Version.Profile, like
+	// DefaultChunkLength), not from a profile carried over from an input.
+	LZ4 LZ4Encoder
 }
 
 // info is one row of the table.
@@ -133,11 +161,12 @@ const (
 )
 
 var (
-	profile2x      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
-	profile30early = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelTombstoneBin: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
-	profile30      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelCountsLiveness: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
-	profile311     = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
-	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DoubleCellCounts: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
+	profile21      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R100}
+	profile2x      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
+	profile30early = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelTombstoneBin: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
+	profile30      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelCountsLiveness: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
+	profile311     = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
+	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DoubleCellCounts: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
 	profile40      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64}
 	profile50      = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64, OrderedTOC: true, LiveComplexDeletionWrap: true}
 	profileScylla  = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, NaNCompressionRatio: true, ScyllaCompressionRatio: true, UnroundedDropTimes: true, ZeroCommitLogBounds: true}
@@ -155,7 +184,7 @@ const (
 
 // versions is the one table of every version.
 var versions = []info{
-	{"ka", "Cassandra 2.1", base2x | sha1Digest | legacyFileName, profile2x},
+	{"ka", "Cassandra 2.1", base2x | sha1Digest | legacyFileName, profile21},
 	{"la", "Cassandra 2.2", base2x | writable, profile2x},
 	{"lb", "Cassandra 2.2.7+", base2x | commitLogLowerBound, profile2x},
 	{"ma", "Cassandra 3.0.0–3.0.6, 3.1–3.6", base3x | writable, profile30early},

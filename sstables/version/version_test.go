@@ -94,6 +94,16 @@ func TestDetails(t *testing.T) {
 			t.Errorf("%s profile %+v", c.name, p)
 		}
 	}
+	// The LZ4 each release bundles (lz4-java 1.2.0: r100; 1.3.0 and 1.4.x:
+	// r123; 1.7.1 and 1.8.0: LZ4 1.9).
+	lz4 := map[LZ4Encoder]string{LZ4R100: "r100", LZ4R123: "r123", LZ4Current: "current"}
+	var got []string
+	for _, v := range All() {
+		got = append(got, v.String()+"="+lz4[v.Profile().LZ4])
+	}
+	if want := "ka=r100 la=r123 lb=r123 ma=r123 mb=r123 mc=r123 md=r123 me=r123 na=r123 nb=current nc=current oa=current da=current ms=current mt=current"; strings.Join(got, " ") != want {
+		t.Errorf("LZ4 encoders\n%s, want\n%s", strings.Join(got, " "), want)
+	}
 	if _, err := Parse("zz"); err == nil || !strings.Contains(err.Error(), "oa") {
 		t.Errorf("Parse(zz) = %v", err)
 	}

@@ -132,7 +132,7 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 			return nil, fmt.Errorf("sstables: table %s.%s: %w", table.Keyspace, table.Name, err)
 		}
 	}
-	params = params.WithDefaultChunkLength(v.Profile().DefaultChunkLength)
+	params = sstables.WithReleaseEncoder(params.WithDefaultChunkLength(v.Profile().DefaultChunkLength), v)
 	part, err := sstables.WriterPartitioner(table)
 	if err != nil {
 		return nil, fmt.Errorf("sstables: %w", err)
