@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/castable-db/castable/internal/node"
 	"github.com/castable-db/castable/internal/testdata"
 	"github.com/castable-db/castable/jsondump"
 )
@@ -23,11 +22,9 @@ var (
 	buildOut  []byte
 )
 
-// TestMain removes the binary the end-to-end tests built and stops the
-// live Cassandra nodes they started.
+// TestMain removes the binary the end-to-end tests built.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	node.StopAll()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
