@@ -46,6 +46,10 @@ import (
 //	                                     trailing nulls dropped, then 38
 //	reversed T                           T's form with every byte inverted
 //
+// Inside a list, set, map, tuple or UDT (ByteSource.Multi) an element
+// without a form (an empty int, say) is written 3E, as a null is: Multi
+// writes NEXT_COMPONENT_NULL for every null byte source.
+//
 // An empty value of every other type (the "empty" values that int, uuid,
 // ... accept for compatibility) has no form: it is a null byte source in
 // Cassandra, which a sequence writes as the single separator 3F (41 for a
@@ -314,7 +318,7 @@ func appendListComparable(dst []byte, elem *Type, v []byte) ([]byte, bool) {
 			dst = append(dst, bc.NextComponentNull)
 			continue
 		}
-		dst = elem.AppendComparableComponent(dst, e)
+		dst = elem.appendMultiComponent(dst, e)
 	}
 	if len(rest) != 0 {
 		return dst[:start], false
@@ -336,8 +340,8 @@ func appendMapComparable(dst []byte, key, value *Type, v []byte) ([]byte, bool) 
 		if e, rest, ok = readValue(rest); !ok || e == nil {
 			return dst[:start], false
 		}
-		dst = key.AppendComparableComponent(dst, k)
-		dst = value.AppendComparableComponent(dst, e)
+		dst = key.appendMultiComponent(dst, k)
+		dst = value.appendMultiComponent(dst, e)
 	}
 	if len(rest) != 0 {
 		return dst[:start], false
@@ -369,7 +373,20 @@ func appendTupleComparable(dst []byte, types []*Type, v []byte) ([]byte, bool) {
 		if i < len(types) {
 			ft = types[i]
 		}
-		dst = ft.AppendComparableComponent(dst, f)
+		dst = ft.appendMultiComponent(dst, f)
 	}
 	return append(dst, bc.Terminator), true
+}
+
+// appendMultiComponent appends value as one source of a ByteSource.Multi
+// (the elements of a collection, tuple or UDT): 40 and its form, or 3E
+// when it has none (a null source, which Multi writes as
+// NEXT_COMPONENT_NULL — unlike a clustering prefix, whose empty components
+// are 3F).
+func (t *Type) appendMultiComponent(dst, value []byte) []byte {
+	if !t.HasComparable(value) {
+		return append(dst, bc.NextComponentNull)
+	}
+	dst = append(dst, bc.NextComponent)
+	return t.AppendComparable(dst, value)
 }
