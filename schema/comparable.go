@@ -44,11 +44,12 @@ import (
 //	                                     form, then 38
 //	tuple, UDT                           per field 40 + form (3E for null),
 //	                                     trailing nulls dropped, then 38
+//	vector                               per element 40 + form, then 38
 //	reversed T                           T's form with every byte inverted
 //
-// Inside a list, set, map, tuple or UDT (ByteSource.Multi) an element
-// without a form (an empty int, say) is written 3E, as a null is: Multi
-// writes NEXT_COMPONENT_NULL for every null byte source.
+// Inside a list, set, map, tuple, UDT or vector (ByteSource.Multi) an
+// element without a form (an empty int, say) is written 3E, as a null is:
+// Multi writes NEXT_COMPONENT_NULL for every null byte source.
 //
 // An empty value of every other type (the "empty" values that int, uuid,
 // ... accept for compatibility) has no form: it is a null byte source in
@@ -182,6 +183,10 @@ func (t *Type) appendComparableBase(dst, v []byte) []byte {
 		}
 	case KindTuple, KindUDT:
 		if out, ok := appendTupleComparable(dst, t.Params, v); ok {
+			return out
+		}
+	case KindVector:
+		if out, ok := appendVectorComparable(dst, t, v); ok {
 			return out
 		}
 	case kindFieldPath:
@@ -379,8 +384,8 @@ func appendTupleComparable(dst []byte, types []*Type, v []byte) ([]byte, bool) {
 }
 
 // appendMultiComponent appends value as one source of a ByteSource.Multi
-// (the elements of a collection, tuple or UDT): 40 and its form, or 3E
-// when it has none (a null source, which Multi writes as
+// (the elements of a collection, tuple, UDT or vector): 40 and its form,
+// or 3E when it has none (a null source, which Multi writes as
 // NEXT_COMPONENT_NULL — unlike a clustering prefix, whose empty components
 // are 3F).
 func (t *Type) appendMultiComponent(dst, value []byte) []byte {
@@ -389,4 +394,15 @@ func (t *Type) appendMultiComponent(dst, value []byte) []byte {
 	}
 	dst = append(dst, bc.NextComponent)
 	return t.AppendComparable(dst, value)
+}
+
+// appendVectorComparable is VectorType.asComparableBytes (OSS50): each
+// element as a component, then the terminator.
+func appendVectorComparable(dst []byte, t *Type, v []byte) ([]byte, bool) {
+	start := len(dst)
+	elem := t.Params[0]
+	if err := t.walkVector(v, func(_ int, e []byte) { dst = elem.appendMultiComponent(dst, e) }); err != nil {
+		return dst[:start], false
+	}
+	return append(dst, bc.Terminator), true
 }
