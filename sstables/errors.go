@@ -49,3 +49,39 @@ func (e *CorruptionError) Is(target error) bool { return target == ErrCorrupt }
 func Corruptf(path, component string, offset int64, format string, args ...any) *CorruptionError {
 	return &CorruptionError{Path: path, Component: component, Offset: offset, Reason: fmt.Sprintf(format, args...)}
 }
+
+// UnknownTypeError reports a serialization header (Statistics.db) that
+// names a marshal class castable does not know. castable will not guess how
+// such values are laid out in Data.db (a fixed length or a length prefix)
+// or ordered; ReaderOptions.OpaqueUnknownTypes opts in to reading them as
+// opaque length-prefixed bytes. errors.Is(err, schema.ErrUnknownType)
+// holds, and so does errors.Is(err, ErrCorrupt): castable cannot read the
+// file as it is, and before na (no Statistics.db checksums) a damaged type
+// name and an unknown class look alike; the message says which class.
+type UnknownTypeError struct {
+	// Path is the Statistics.db file.
+	Path string
+	// Component is "Statistics.db".
+	Component string
+	// Offset is the byte offset in the file of the type name.
+	Offset int64
+	// Column says whose type it is: `column "v"`, "clustering column 0",
+	// "partition key type" or "covered clustering type 0".
+	Column string
+	// Class is the unknown class as written, parameters included.
+	Class string
+	// Err is the parser's error (a wrapped *schema.UnknownTypeError).
+	Err error
+}
+
+// Error implements error.
+func (e *UnknownTypeError) Error() string {
+	return fmt.Sprintf("%s: %s at offset %d: serialization header: %s has the type %s, a marshal class castable does not know, so it will not guess how its values are laid out in Data.db (opaque length-prefixed bytes only if asked: ReaderOptions.OpaqueUnknownTypes, castable's --opaque-unknown-types)",
+		e.Path, e.Component, e.Offset, e.Column, e.Class)
+}
+
+// Unwrap returns the parser's error.
+func (e *UnknownTypeError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrCorrupt) true (see above).
+func (e *UnknownTypeError) Is(target error) bool { return target == ErrCorrupt }

@@ -62,7 +62,7 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	}
 	statsPath := desc.Path(sstables.ComponentStatistics)
 	var err error
-	if r.stats, err = sstables.ReadStatistics(fsys, desc, opts.Warn); err != nil {
+	if r.stats, err = sstables.ReadStatistics(fsys, desc, opts); err != nil {
 		return nil, err
 	}
 	if r.part, err = sstables.FilePartitioner(r.stats.Partitioner, statsPath); err != nil {
