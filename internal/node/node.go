@@ -526,11 +526,19 @@ func (n *Node) Load(ks, table, dir string) error {
 			return err
 		}
 	} else {
-		// import ignores a directory whose name holds a '-'.
-		if target, err = os.MkdirTemp(n.Dir, "import"); err != nil {
+		// import parses each file's directory as the table's and the one
+		// above as the keyspace's (Descriptor.fromFile) and silently
+		// skips a file whose names do not parse — a '-' or '.' in either,
+		// as in the node's work directory: load from …/<ks>/<table>/.
+		tmp, err := os.MkdirTemp(n.Dir, "import")
+		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(target)
+		defer os.RemoveAll(tmp)
+		target = filepath.Join(tmp, ks, table)
+		if err := os.MkdirAll(target, 0o755); err != nil {
+			return err
+		}
 	}
 	for _, e := range ents {
 		if e.IsDir() {
