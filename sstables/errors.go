@@ -54,10 +54,12 @@ func Corruptf(path, component string, offset int64, format string, args ...any) 
 // names a marshal class castable does not know. castable will not guess how
 // such values are laid out in Data.db (a fixed length or a length prefix)
 // or ordered; ReaderOptions.OpaqueUnknownTypes opts in to reading them as
-// opaque length-prefixed bytes. errors.Is(err, schema.ErrUnknownType)
-// holds, and so does errors.Is(err, ErrCorrupt): castable cannot read the
-// file as it is, and before na (no Statistics.db checksums) a damaged type
-// name and an unknown class look alike; the message says which class.
+// opaque length-prefixed bytes. Its message says so; beneath it, for what
+// handles every unreadable SSTable alike, it holds a CorruptionError of the
+// same file, component and offset (errors.As, errors.Is ErrCorrupt:
+// castable cannot read the file as it is, and before na, without
+// Statistics.db checksums, a damaged type name and an unknown class look
+// alike) and the parser's error (errors.Is schema.ErrUnknownType).
 type UnknownTypeError struct {
 	// Path is the Statistics.db file.
 	Path string
@@ -80,8 +82,11 @@ func (e *UnknownTypeError) Error() string {
 		e.Path, e.Component, e.Offset, e.Column, e.Class)
 }
 
-// Unwrap returns the parser's error.
-func (e *UnknownTypeError) Unwrap() error { return e.Err }
-
-// Is makes errors.Is(err, ErrCorrupt) true (see above).
-func (e *UnknownTypeError) Is(target error) bool { return target == ErrCorrupt }
+// Unwrap returns the CorruptionError beneath and the parser's error.
+func (e *UnknownTypeError) Unwrap() []error {
+	return []error{
+		&CorruptionError{Path: e.Path, Component: e.Component, Offset: e.Offset,
+			Reason: fmt.Sprintf("serialization header: %s has the type %s, a marshal class castable does not know", e.Column, e.Class)},
+		e.Err,
+	}
+}

@@ -129,6 +129,10 @@ func TestUnknownHeaderType(t *testing.T) {
 	if ute.Class != class || ute.Path != path || ute.Component != "Statistics.db" || ute.Offset <= 0 || !strings.Contains(ute.Column, name) {
 		t.Errorf("error fields %+v", ute)
 	}
+	var ce *CorruptionError
+	if !errors.As(err, &ce) || ce.Path != path || ce.Offset != ute.Offset || !strings.Contains(ce.Reason, class) {
+		t.Errorf("no CorruptionError of the same place beneath: %+v", ce)
+	}
 	if got := string(b[ute.Offset+1 : ute.Offset+1+int64(len(class))]); got != class {
 		t.Errorf("offset %d points at %q, not at the type name", ute.Offset, got)
 	}
