@@ -1,4 +1,5 @@
-// Package schema describes CQL types and tables as Cassandra 3.11 knows them:
+// Package schema describes CQL types and tables as Cassandra 3.11 knows them,
+// and Cassandra 5.0's vector<T, n>:
 // the binary serialization of every type, its comparison order, its JSON and
 // string renderings as sstabledump prints them, its marshal class name, and
 // the table metadata (key and clustering columns, static and regular columns,
