@@ -16,9 +16,9 @@ import (
 // their string form (integers, text and booleans on an allocation-free
 // path, the rest through schema.Type.FromJSON, which takes Cassandra's
 // literal forms of timestamps, dates, times, durations, uuids, inets and
-// numbers), and frozen collections, tuples and UDTs as CQL literals
-// ([1, 2], {'a': 1}, (1, 'x'), {field: 'v'}), the way cqlsh COPY prints
-// them. A non-frozen collection or UDT is parsed as its frozen form, which
+// numbers), and frozen collections, tuples, UDTs and vectors as CQL
+// literals ([1, 2], {'a': 1}, (1, 'x'), {field: 'v'}, [1.5, -2]), the way
+// cqlsh COPY prints them. A non-frozen collection or UDT is parsed as its frozen form, which
 // the loader splits into element cells (csvComplexCells).
 func csvParser(col *schema.Column) (func(dst []byte, s string) ([]byte, error), error) {
 	t := col.Type.Freeze()
@@ -72,7 +72,7 @@ func csvParser(col *schema.Column) (func(dst []byte, s string) ([]byte, error), 
 			}
 			return dst, fmt.Errorf("%q is not a boolean (want true or false)", s)
 		}, nil
-	case schema.KindList, schema.KindSet, schema.KindMap, schema.KindTuple, schema.KindUDT:
+	case schema.KindList, schema.KindSet, schema.KindMap, schema.KindTuple, schema.KindUDT, schema.KindVector:
 		return func(dst []byte, s string) ([]byte, error) {
 			v, err := parseCQLLiteral(s)
 			if err != nil {

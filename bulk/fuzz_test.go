@@ -9,7 +9,7 @@ import (
 // FuzzCQLLiteral: the CSV collection-literal parser returns a value or an
 // error for any text and never panics (nesting is bounded).
 func FuzzCQLLiteral(f *testing.F) {
-	for _, s := range []string{"[1, 2, 3]", "{'a': 1, 'b': 2}", "{1, 2}", "(1, 'x', null)", "{f: 'v', g: [1]}", `["json", "text"]`, "'it''s'", "{}", "[[1], [2, 3]]"} {
+	for _, s := range []string{"[1, 2, 3]", "{'a': 1, 'b': 2}", "{1, 2}", "(1, 'x', null)", "{f: 'v', g: [1]}", `["json", "text"]`, "'it''s'", "{}", "[[1], [2, 3]]", "[1.0, 2.5, -3]", "[[1, 2], [3, 4]]", "['a', '']"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -52,7 +52,8 @@ func referenceCQL() (schemas, statements []string) {
 
 func FuzzParseSchema(f *testing.F) {
 	schemas, _ := referenceCQL()
-	for _, s := range append(schemas, testSchema, "CREATE TABLE t (a int PRIMARY KEY) WITH COMPACT STORAGE") {
+	for _, s := range append(schemas, testSchema, vectorSchema, "CREATE TABLE t (a int PRIMARY KEY) WITH COMPACT STORAGE",
+		"CREATE TABLE t (k int PRIMARY KEY, v frozen<list<vector<frozen<list<int>>, 2>>>)") {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
@@ -65,9 +66,12 @@ func FuzzParseSchema(f *testing.F) {
 		}
 		for _, tab := range s.Tables {
 			for _, c := range tab.Columns() {
-				// Every column type round-trips through its marshal name.
+				// Every column type round-trips through its marshal name
+				// (to the same name: inside a frozen collection, tuple or
+				// UDT a vector's element prints without FrozenType, as
+				// Cassandra prints it, so only the name is kept there).
 				back, err := schema.ParseMarshalName(c.Type.MarshalName())
-				if err != nil || !back.Equal(c.Type) {
+				if err != nil || !back.Equal(c.Type) && back.MarshalName() != c.Type.MarshalName() {
 					t.Fatalf("column %s: %s -> %v (%v)", c.Name, c.Type.MarshalName(), back, err)
 				}
 			}
@@ -84,7 +88,8 @@ func FuzzParseStatement(f *testing.F) {
 		"DELETE m['a'], u.zip FROM ks.t USING TIMESTAMP 5 WHERE pk = 1 AND ck1 = 2 AND ck2 = 'b'",
 		"DELETE FROM ks.desc_t WHERE pk = 1 AND ck >= 3",
 		"UPDATE ks.c SET n = n + 1 WHERE pk = 1 AND ck = 2",
-		"BEGIN BATCH INSERT INTO ks.ttl_t (pk, v) VALUES (1, 1); APPLY BATCH") {
+		"BEGIN BATCH INSERT INTO ks.ttl_t (pk, v) VALUES (1, 1); APPLY BATCH",
+		"INSERT INTO ks.t (pk, ck1, ck2, fl) VALUES (1, 2, 'x', [1.5, -2, 3e0]) USING TIMESTAMP 1") {
 		f.Add(s)
 	}
 	s, err := ParseSchema(testSchema)

@@ -23,7 +23,7 @@ import (
 //	0x...        blob (and custom types)
 //	uuid         uuid, timeuuid (version 1 only)
 //	1h30m, P1D   duration
-//	[..] {..}    list; set or map; {field: v} a user type
+//	[..] {..}    list or vector; set or map; {field: v} a user type
 //	(a, b)       tuple
 //	fn(args)     now(), uuid(), <type>AsBlob(v), blobAs<type>(v),
 //	             toTimestamp/toDate/toUnixTimestamp(v), minTimeuuid/
@@ -132,12 +132,15 @@ func (b *Builder) appendValueOrNull(dst []byte, t *Term, typ *schema.Type, col s
 			return wrap(typ.FromString(t.Text))
 		}
 	case TermList:
-		if kind == schema.KindList {
+		switch kind {
+		case schema.KindList:
 			elems, err := b.elements(t, typ.Params[0], col, depth)
 			if err != nil {
 				return nil, err
 			}
 			return appendCollection(dst, elems, nil), nil
+		case schema.KindVector:
+			return b.appendVector(dst, t, typ, col, depth)
 		}
 	case TermSet:
 		switch kind {
@@ -234,6 +237,30 @@ func (b *Builder) elements(t *Term, elem *schema.Type, col string, depth int) ([
 			return nil, bindError(e, col, "null is not allowed inside a collection")
 		}
 		out = append(out, v)
+	}
+	return out, nil
+}
+
+// appendVector serializes a vector literal: exactly the type's dimension
+// of elements, none null (Cassandra's Vectors.Literal and VectorType.check).
+func (b *Builder) appendVector(dst []byte, t *Term, typ *schema.Type, col string, depth int) ([]byte, error) {
+	if len(t.Elems) != typ.Dimension {
+		return nil, bindError(t, col, "invalid vector literal for %s: %d elements, want %d", typ, len(t.Elems), typ.Dimension)
+	}
+	elems := make([][]byte, len(t.Elems))
+	for i, e := range t.Elems {
+		v, err := b.appendValue(nil, e, typ.Params[0], col, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			return nil, bindError(e, col, "null is not supported inside vectors")
+		}
+		elems[i] = v
+	}
+	out, err := typ.AppendVector(dst, elems)
+	if err != nil {
+		return nil, bindError(t, col, "%v", err)
 	}
 	return out, nil
 }

@@ -18,17 +18,26 @@ type Schema struct {
 	Types []*schema.Type
 	// Tables are the tables in declaration order.
 	Tables []*schema.Table
+	// TypeOptions are how Apply parses column and field types: by default
+	// a quoted custom class castable does not know is an error (see
+	// schema.TypeOptions.OpaqueUnknownTypes).
+	TypeOptions schema.TypeOptions
 }
 
 // ParseSchema parses CREATE TYPE, CREATE TABLE, CREATE KEYSPACE and USE
 // statements (a schema.cql file) and returns the declared types and
 // tables. Other statements are an error.
 func ParseSchema(src string) (*Schema, error) {
+	return ParseSchemaOptions(src, schema.TypeOptions{})
+}
+
+// ParseSchemaOptions is ParseSchema with the given type parsing options.
+func ParseSchemaOptions(src string, opts schema.TypeOptions) (*Schema, error) {
 	stmts, err := ParseStatements(src)
 	if err != nil {
 		return nil, err
 	}
-	s := &Schema{}
+	s := &Schema{TypeOptions: opts}
 	for _, st := range stmts {
 		switch st.(type) {
 		case *Insert, *Update, *Delete:
@@ -177,7 +186,7 @@ func (s *Schema) createType(st *CreateType) error {
 			return semanticError(st.FieldPos[i], "field %s declared twice", st.FieldNames[i])
 		}
 		seen[st.FieldNames[i]] = true
-		t, err := schema.ParseCQLFieldType(text, s.udts(ks))
+		t, err := s.TypeOptions.ParseCQLFieldType(text, s.udts(ks))
 		if err != nil {
 			return typeError(st.FieldPos[i], text, err)
 		}
@@ -246,7 +255,7 @@ func (s *Schema) createTable(st *CreateTable) error {
 	udts := s.udts(ks)
 	defs := make([]schema.ColumnDef, 0, len(st.Columns))
 	add := func(d ColumnDecl, k schema.ColumnKind) error {
-		t, err := schema.ParseCQLType(d.Type, udts)
+		t, err := s.TypeOptions.ParseCQLType(d.Type, udts)
 		if err != nil {
 			return typeError(d.TypePos, d.Type, err)
 		}

@@ -44,7 +44,12 @@ import (
 //	                                     form, then 38
 //	tuple, UDT                           per field 40 + form (3E for null),
 //	                                     trailing nulls dropped, then 38
+//	vector                               per element 40 + form, then 38
 //	reversed T                           T's form with every byte inverted
+//
+// Inside a list, set, map, tuple, UDT or vector (ByteSource.Multi) an
+// element without a form (an empty int, say) is written 3E, as a null is:
+// Multi writes NEXT_COMPONENT_NULL for every null byte source.
 //
 // An empty value of every other type (the "empty" values that int, uuid,
 // ... accept for compatibility) has no form: it is a null byte source in
@@ -178,6 +183,10 @@ func (t *Type) appendComparableBase(dst, v []byte) []byte {
 		}
 	case KindTuple, KindUDT:
 		if out, ok := appendTupleComparable(dst, t.Params, v); ok {
+			return out
+		}
+	case KindVector:
+		if out, ok := appendVectorComparable(dst, t, v); ok {
 			return out
 		}
 	case kindFieldPath:
@@ -314,7 +323,7 @@ func appendListComparable(dst []byte, elem *Type, v []byte) ([]byte, bool) {
 			dst = append(dst, bc.NextComponentNull)
 			continue
 		}
-		dst = elem.AppendComparableComponent(dst, e)
+		dst = elem.appendMultiComponent(dst, e)
 	}
 	if len(rest) != 0 {
 		return dst[:start], false
@@ -336,8 +345,8 @@ func appendMapComparable(dst []byte, key, value *Type, v []byte) ([]byte, bool) 
 		if e, rest, ok = readValue(rest); !ok || e == nil {
 			return dst[:start], false
 		}
-		dst = key.AppendComparableComponent(dst, k)
-		dst = value.AppendComparableComponent(dst, e)
+		dst = key.appendMultiComponent(dst, k)
+		dst = value.appendMultiComponent(dst, e)
 	}
 	if len(rest) != 0 {
 		return dst[:start], false
@@ -369,7 +378,31 @@ func appendTupleComparable(dst []byte, types []*Type, v []byte) ([]byte, bool) {
 		if i < len(types) {
 			ft = types[i]
 		}
-		dst = ft.AppendComparableComponent(dst, f)
+		dst = ft.appendMultiComponent(dst, f)
+	}
+	return append(dst, bc.Terminator), true
+}
+
+// appendMultiComponent appends value as one source of a ByteSource.Multi
+// (the elements of a collection, tuple, UDT or vector): 40 and its form,
+// or 3E when it has none (a null source, which Multi writes as
+// NEXT_COMPONENT_NULL — unlike a clustering prefix, whose empty components
+// are 3F).
+func (t *Type) appendMultiComponent(dst, value []byte) []byte {
+	if !t.HasComparable(value) {
+		return append(dst, bc.NextComponentNull)
+	}
+	dst = append(dst, bc.NextComponent)
+	return t.AppendComparable(dst, value)
+}
+
+// appendVectorComparable is VectorType.asComparableBytes (OSS50): each
+// element as a component, then the terminator.
+func appendVectorComparable(dst []byte, t *Type, v []byte) ([]byte, bool) {
+	start := len(dst)
+	elem := t.Params[0]
+	if err := t.walkVector(v, func(_ int, e []byte) { dst = elem.appendMultiComponent(dst, e) }); err != nil {
+		return dst[:start], false
 	}
 	return append(dst, bc.Terminator), true
 }

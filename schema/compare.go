@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/big"
 	"strings"
+
+	"github.com/castable-db/castable/internal/vint"
 )
 
 // Compare orders two serialized values as Cassandra's comparator for t does
@@ -25,6 +27,9 @@ import (
 //   - frozen list, set and map: element by element (map: key then value),
 //     then the shorter first; tuples and UDTs field by field, null before any
 //     value, trailing null fields ignored;
+//   - vector: element by element with the element type's order (Cassandra
+//     5.0's VectorType serializers; for fixed-length elements of a byte-order
+//     type, such as DateType, that is the unsigned bytes of the whole value);
 //   - an empty value sorts before every non-empty one;
 //   - Reversed inverts the result.
 //
@@ -62,6 +67,8 @@ func (t *Type) compareBase(a, b []byte) int {
 		return compareMap(t.Params[0], t.Params[1], a, b)
 	case KindTuple, KindUDT:
 		return compareTuple(t.Params, a, b)
+	case KindVector:
+		return compareVector(t, a, b)
 	case kindFieldPath:
 		return compareSigned(a, b)
 	case KindCustom:
@@ -502,4 +509,48 @@ func cmpUint64(a, b uint64) int {
 		return 1
 	}
 	return 0
+}
+
+// compareVector compares two vector values element by element. Values that
+// do not split into the type's elements compare as unsigned bytes.
+func compareVector(t *Type, a, b []byte) int {
+	if c, ok := compareEmpty(a, b); ok {
+		return c
+	}
+	elem, n := t.Params[0], t.Dimension
+	if f := elem.FixedLength(); f > 0 {
+		if int64(len(a)) != int64(f)*int64(n) || len(a) != len(b) {
+			return bytes.Compare(a, b)
+		}
+		for i := 0; i < len(a); i += f {
+			if c := elem.Compare(a[i:i+f], b[i:i+f]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	}
+	ra, rb := a, b
+	for i := 0; i < n; i++ {
+		ea, na, oka := readVectorElement(ra)
+		eb, nb, okb := readVectorElement(rb)
+		if !oka || !okb {
+			return bytes.Compare(a, b)
+		}
+		if c := elem.Compare(ea, eb); c != 0 {
+			return c
+		}
+		ra, rb = na, nb
+	}
+	return 0
+}
+
+// readVectorElement reads an unsigned-vint-length-prefixed element of a
+// variable-length vector.
+func readVectorElement(b []byte) (elem, rest []byte, ok bool) {
+	l, k := vint.Decode(b)
+	if k == 0 || l > uint64(len(b)-k) {
+		return nil, b, false
+	}
+	end := k + int(l)
+	return b[k:end:end], b[end:], true
 }

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -10,6 +11,7 @@ import (
 //	type   = native | "frozen" "<" type ">"
 //	       | ("list" | "set") "<" type ">" | "map" "<" type "," type ">"
 //	       | "tuple" "<" type { "," type } ">"
+//	       | "vector" "<" type "," integer ">"
 //	       | udt | "'" marshal-class "'"
 //	udt    = ident [ "." ident ]          (keyspace-qualified or not)
 //	ident  = unquoted (case-insensitive, lower-cased) | "double ""quoted"""
@@ -18,6 +20,11 @@ import (
 // components are frozen. Collections and UDTs nested in a collection or UDT
 // must be frozen, as Cassandra 3.11 requires — except that fields of a type
 // being declared by CREATE TYPE (ParseCQLFieldType) are frozen implicitly.
+// A vector is frozen by nature (frozen<vector<...>> is the same type) and
+// its element is kept as declared, as Cassandra 5.0 does: vector<list<int>,
+// 2> and vector<frozen<list<int>>, 2> are distinct types with the same
+// values. A quoted marshal class must be one ParseMarshalName knows, unless
+// TypeOptions.OpaqueUnknownTypes.
 
 // TypeSyntaxError is a CQL type that does not parse; Offset is the byte
 // offset in the parsed text.
@@ -47,21 +54,31 @@ var cqlNatives = map[string]*Type{
 // ParseCQLType parses a CQL column type such as "frozen<map<int, text>>",
 // resolving user-defined types in udts (nil for none).
 func ParseCQLType(s string, udts UDTs) (*Type, error) {
-	return parseCQLType(s, udts, false)
+	return TypeOptions{}.ParseCQLType(s, udts)
 }
 
 // ParseCQLFieldType parses the type of a field in CREATE TYPE: like
 // ParseCQLType, but nested collections need not be declared frozen.
 func ParseCQLFieldType(s string, udts UDTs) (*Type, error) {
-	t, err := parseCQLType(s, udts, true)
+	return TypeOptions{}.ParseCQLFieldType(s, udts)
+}
+
+// ParseCQLType is the package's ParseCQLType with these options.
+func (o TypeOptions) ParseCQLType(s string, udts UDTs) (*Type, error) {
+	return o.parseCQLType(s, udts, false)
+}
+
+// ParseCQLFieldType is the package's ParseCQLFieldType with these options.
+func (o TypeOptions) ParseCQLFieldType(s string, udts UDTs) (*Type, error) {
+	t, err := o.parseCQLType(s, udts, true)
 	if err != nil {
 		return nil, err
 	}
 	return t.Freeze(), nil
 }
 
-func parseCQLType(s string, udts UDTs, lenient bool) (*Type, error) {
-	p := &cqlTypeParser{s: s, udts: udts, lenient: lenient}
+func (o TypeOptions) parseCQLType(s string, udts UDTs, lenient bool) (*Type, error) {
+	p := &cqlTypeParser{s: s, udts: udts, lenient: lenient, opts: o}
 	t, err := p.parse(0, false)
 	if err != nil {
 		return nil, err
@@ -79,6 +96,7 @@ type cqlTypeParser struct {
 	udts    UDTs
 	lenient bool
 	frozen  int // > 0 inside frozen<...>, where nesting is allowed
+	opts    TypeOptions
 }
 
 func (p *cqlTypeParser) errorf(format string, args ...any) error {
@@ -158,7 +176,7 @@ func (p *cqlTypeParser) parse(depth int, nested bool) (*Type, error) {
 		}
 		class := p.s[p.i+1 : p.i+1+end]
 		p.i += end + 2
-		t, err := ParseMarshalName(class)
+		t, err := p.opts.ParseMarshalName(class)
 		if err != nil {
 			return nil, p.errorf("custom type %q: %v", class, err)
 		}
@@ -189,6 +207,8 @@ func (p *cqlTypeParser) parse(depth int, nested bool) (*Type, error) {
 			}
 			switch inner.Kind {
 			case KindList, KindSet, KindMap, KindUDT, KindTuple:
+			case KindVector:
+				return inner, nil // frozen by nature
 			default:
 				p.i = start
 				return nil, p.errorf("frozen<> is only for collections, tuples and user types, not %s", inner)
@@ -196,6 +216,8 @@ func (p *cqlTypeParser) parse(depth int, nested bool) (*Type, error) {
 			return inner.Freeze(), nil
 		case "list", "set", "map", "tuple":
 			return p.parseParameterised(name, start, depth, nested)
+		case "vector":
+			return p.parseVector(start, depth)
 		}
 	}
 	// A user-defined type, possibly keyspace-qualified.
@@ -225,6 +247,50 @@ func (p *cqlTypeParser) parse(depth int, nested bool) (*Type, error) {
 	c := *t
 	c.Frozen = false
 	return &c, nil
+}
+
+// parseVector parses "<type, n>" after vector. The element need not be
+// frozen: Cassandra keeps it as declared.
+func (p *cqlTypeParser) parseVector(start, depth int) (*Type, error) {
+	if err := p.expect('<'); err != nil {
+		return nil, err
+	}
+	frozen := p.frozen
+	p.frozen = 0
+	elem, err := p.parse(depth+1, false)
+	p.frozen = frozen
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect(','); err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	at := p.i
+	if p.i < len(p.s) && (p.s[p.i] == '-' || p.s[p.i] == '+') {
+		p.i++
+	}
+	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+		p.i++
+	}
+	digits := p.s[at:p.i]
+	n, err := strconv.ParseInt(digits, 10, 32)
+	if err != nil {
+		p.i = at
+		if digits == "" {
+			return nil, p.errorf("expected the vector dimension (an integer)")
+		}
+		return nil, p.errorf("vector dimension %s is not an int", digits)
+	}
+	if err := p.expect('>'); err != nil {
+		return nil, err
+	}
+	t, err := VectorOf(elem, int(n))
+	if err != nil {
+		p.i = start
+		return nil, p.errorf("%s", strings.TrimPrefix(err.Error(), "schema: "))
+	}
+	return t, nil
 }
 
 func (p *cqlTypeParser) parseParameterised(name string, start, depth int, nested bool) (*Type, error) {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/binary"
+	"fmt"
 	"github.com/castable-db/castable/internal/vint"
 	"math"
 	"math/big"
@@ -26,6 +27,10 @@ import (
 //	frozen map         i32 n | n x (i32 klen | key | i32 vlen | value)
 //	tuple, frozen UDT  per field: i32 len (-1 = null) | bytes; trailing
 //	                   fields may be missing
+//	vector<T, n>       T of fixed length f: n x f bytes, no count, no
+//	                   lengths (the value is fixed-length too: n x f);
+//	                   otherwise n x (unsigned vint len | bytes). Never
+//	                   empty, no null elements (VectorType, Cassandra 5.0)
 //
 // The Append helpers below append one value to dst and return the extended
 // slice, so callers can build cells without allocating.
@@ -148,4 +153,42 @@ func AppendTupleField(dst, v []byte) []byte {
 		return AppendInt(dst, -1)
 	}
 	return AppendCollectionValue(dst, v)
+}
+
+// AppendVector appends the vector value of t (a KindVector type) made of
+// elems, the serialized elements: exactly t.Dimension of them, none null
+// (nil, or empty where the element type's empty value is null), each
+// valid; fixed-length elements are concatenated, others prefixed with
+// their unsigned vint length.
+func (t *Type) AppendVector(dst []byte, elems [][]byte) ([]byte, error) {
+	if t.Kind != KindVector {
+		return dst, fmt.Errorf("schema: AppendVector of a %s", t)
+	}
+	if len(elems) != t.Dimension {
+		return dst, &ValueError{Type: t, Text: fmt.Sprintf("%d elements", len(elems)), Reason: fmt.Sprintf("a %s has exactly %d elements", t, t.Dimension)}
+	}
+	elem := t.Params[0]
+	fixed := elem.FixedLength()
+	for i, e := range elems {
+		if vectorElementNull(elem, e) {
+			return dst, &ValueError{Type: t, Text: fmt.Sprintf("element %d", i), Reason: "null is not supported inside vectors"}
+		}
+		if err := elem.Validate(e); err != nil {
+			return dst, &ValueError{Type: t, Text: fmt.Sprintf("element %d", i), Reason: err.Error()}
+		}
+		if fixed == 0 {
+			dst = vint.Append(dst, uint64(len(e)))
+		}
+		dst = append(dst, e...)
+	}
+	return dst, nil
+}
+
+// VectorElements returns the elements of the vector value v of t (a
+// KindVector type), sub-slices of v, after checking v as Validate does.
+func (t *Type) VectorElements(v []byte) ([][]byte, error) {
+	if t.Kind != KindVector {
+		return nil, fmt.Errorf("schema: VectorElements of a %s", t)
+	}
+	return t.splitVector(make([][]byte, 0, min(t.Dimension, len(v))), v)
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/castable-db/castable/internal/vint"
 )
 
 // FromJSON serializes a value decoded by encoding/json with UseNumber
@@ -30,6 +32,10 @@ import (
 //     non-string key form such as 1 is given as "1");
 //   - UDT objects keyed by field name ("\"Name\"" for a case-sensitive
 //     name); missing fields and nulls become null fields;
+//   - vectors as arrays of exactly their dimension of non-null elements
+//     (VectorType.fromJSONObject; a JSON string holding such an array too);
+//     "" is an empty element of a variable-length element type, which
+//     Cassandra reads although its CQL never writes one;
 //   - for a counter, a number is a CQL counter value (8 bytes).
 //
 // A JSON null yields (nil, nil): a null, as opposed to an empty value
@@ -79,6 +85,9 @@ func (t *Type) fromJSON(dst []byte, v any, depth int) ([]byte, error) {
 		return nil, invalidText(t, "", "nested too deeply")
 	}
 	if s, ok := v.(string); ok && s == "" {
+		if t.Kind == KindVector {
+			return nil, invalidText(t, s, "a vector value is never empty")
+		}
 		if dst == nil {
 			dst = []byte{}
 		}
@@ -93,6 +102,8 @@ func (t *Type) fromJSON(dst []byte, v any, depth int) ([]byte, error) {
 		return t.tupleFromJSON(dst, v, depth)
 	case KindUDT:
 		return t.udtFromJSON(dst, v, depth)
+	case KindVector:
+		return t.vectorFromJSON(dst, v, depth)
 	case KindEmpty:
 		return nil, invalidText(t, describeJSON(v), "an empty-typed value must be \"\"")
 	}
@@ -414,6 +425,49 @@ func mapKeyFromJSON(kt *Type, ks string, depth int) ([]byte, error) {
 		}
 	}
 	return kt.fromJSON(nil, ks, depth+1)
+}
+
+// vectorFromJSON is VectorType.fromJSONObject: a JSON array (or a string
+// holding one) of exactly Dimension elements, none null.
+func (t *Type) vectorFromJSON(dst []byte, v any, depth int) ([]byte, error) {
+	if s, ok := v.(string); ok {
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		var inner any
+		if err := dec.Decode(&inner); err != nil || dec.More() {
+			return nil, invalidText(t, s, "want a JSON array")
+		}
+		v = inner
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, invalidText(t, describeJSON(v), "want a JSON array")
+	}
+	if len(arr) != t.Dimension {
+		return nil, invalidText(t, describeJSON(v), "%d elements, want exactly %d", len(arr), t.Dimension)
+	}
+	elem := t.Params[0]
+	fixed := elem.FixedLength()
+	for i, e := range arr {
+		if e == nil {
+			return nil, invalidText(t, describeJSON(v), "element %d is null", i)
+		}
+		b, err := elem.fromJSON(nil, e, depth+1)
+		if err != nil {
+			return nil, invalidText(t, describeJSON(v), "element %d: %v", i, err)
+		}
+		if fixed > 0 && len(b) != fixed {
+			return nil, invalidText(t, describeJSON(v), "element %d: an empty %s in a vector of fixed-length elements", i, elem)
+		}
+		if err := elem.Validate(b); err != nil {
+			return nil, invalidText(t, describeJSON(v), "element %d: %v", i, err)
+		}
+		if fixed == 0 {
+			dst = vint.Append(dst, uint64(len(b)))
+		}
+		dst = append(dst, b...)
+	}
+	return dst, nil
 }
 
 func (t *Type) tupleFromJSON(dst []byte, v any, depth int) ([]byte, error) {

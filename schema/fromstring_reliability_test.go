@@ -19,7 +19,8 @@ import (
 func FuzzTypeFromString(f *testing.F) {
 	seeds := []string{"", "0", "-1", "1.5e10", "NaN", "true", "0x00ff", "2018-05-03", "12:30:00.5",
 		"2018-05-03T22:11:47.816568Z", "127.0.0.1", "::1", "1h2m", "550e8400-e29b-41d4-a716-446655440000",
-		"[1, 2]", "{1: 'a'}", "{'a', 'b'}", "(1, 'x')", "{a: 1, B: 'x'}"}
+		"[1, 2]", "{1: 'a'}", "{'a', 'b'}", "(1, 'x')", "{a: 1, B: 'x'}",
+		"3f80000040200000c0400000", "0161026263", "0x00017a", "00000001000000020000000300000004"}
 	if files, err := filepath.Glob(filepath.Join(testdata.Root(), "cassandra", "3.x", "uncompressed", "*", "expected.json")); err == nil {
 		str := regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
 		for _, name := range files {
@@ -41,7 +42,7 @@ func FuzzTypeFromString(f *testing.F) {
 		}
 		seen[s] = true
 		for i := range fuzzTypes {
-			if n < 19 || i%len(fuzzTypes) == n%len(fuzzTypes) || i == (n+7)%len(fuzzTypes) || i == (n+13)%len(fuzzTypes) {
+			if n < 23 || i%len(fuzzTypes) == n%len(fuzzTypes) || i == (n+7)%len(fuzzTypes) || i == (n+13)%len(fuzzTypes) {
 				f.Add(byte(i), s)
 			}
 		}

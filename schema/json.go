@@ -62,6 +62,8 @@ func (t *Type) appendJSON(dst, v []byte) []byte {
 		return t.appendJSONTuple(dst, v)
 	case KindUDT:
 		return t.appendJSONUDT(dst, v)
+	case KindVector:
+		return t.appendJSONVector(dst, v)
 	}
 	// Every remaining kind's JSON form is its string form, quoted unless it
 	// is a number or a boolean.
@@ -82,7 +84,7 @@ func (t *Type) jsonIsString() bool {
 	switch t.Kind {
 	case KindInt, KindBigint, KindSmallint, KindTinyint, KindVarint, KindDecimal,
 		KindFloat, KindDouble, KindBoolean, KindCounter,
-		KindList, KindSet, KindMap, KindTuple, KindUDT:
+		KindList, KindSet, KindMap, KindTuple, KindUDT, KindVector:
 		return false
 	}
 	return true
@@ -236,6 +238,20 @@ func (t *Type) appendJSONList(dst, v []byte) []byte {
 		}
 		dst = t.Params[0].appendJSON(dst, e)
 	}
+	return append(dst, ']')
+}
+
+// appendJSONVector is VectorType.toJSONString: the elements' JSON forms in
+// brackets, separated by ", ".
+func (t *Type) appendJSONVector(dst, v []byte) []byte {
+	dst = append(dst, '[')
+	elem := t.Params[0]
+	t.walkVector(v, func(i int, e []byte) {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = elem.appendJSON(dst, e)
+	})
 	return append(dst, ']')
 }
 

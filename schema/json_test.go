@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/castable-db/castable/internal/vint"
 	"math"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/castable-db/castable/internal/testdata"
+	"github.com/castable-db/castable/internal/vint"
 )
 
 func decodeJSON(t testing.TB, s string) any {
@@ -365,7 +365,8 @@ var fuzzTypes = []*Type{Ascii, Bigint, Blob, Boolean, Counter, Date, Decimal, Do
 	Smallint, Text, Time, Timestamp, Timeuuid, Tinyint, UUID, Varint, Empty,
 	ListOf(Int, true), SetOf(Text, true), MapOf(Int, Text, true), MapOf(Text, Double, true), MapOf(ListOf(Int, true), Int, true),
 	tupleT, udtT, ListOf(TupleOf(Decimal, Timestamp), true), SetOf(Varint, true),
-	UDTOf("ks", "u", []string{"a", "B"}, []*Type{Int, Text}, false).PathType()}
+	UDTOf("ks", "u", []string{"a", "B"}, []*Type{Int, Text}, false).PathType(),
+	vec(Float, 3), vec(Text, 2), vec(vec(Int, 2), 2), vec(ListOf(Int, true), 2), vec(Varint, 2), ReversedOf(vec(Double, 2))}
 
 func FuzzTypeJSON(f *testing.F) {
 	for _, c := range jsonCases {
@@ -373,6 +374,15 @@ func FuzzTypeJSON(f *testing.F) {
 			if typ.Equal(c.typ) {
 				f.Add(byte(i), mustHex(c.hex))
 			}
+		}
+	}
+	for i, typ := range fuzzTypes {
+		if typ.Kind != KindVector {
+			continue
+		}
+		for _, v := range []string{"3f80000040200000c0400000", "0161026263", "00017a", "00000001000000020000000300000004",
+			"0c0000000100000004000000050400000000", "000101", "7ff80000000000008000000000000000"} {
+			f.Add(byte(i), mustHex(v))
 		}
 	}
 	if dir := testdata.Root() + "/mc-write/different_types/mc-1-big-Data.db"; true {
@@ -446,6 +456,25 @@ func canonicalScalar(typ *Type, v []byte) bool {
 	switch typ.Kind {
 	case KindList, KindSet, KindMap, KindTuple, KindUDT:
 		return false
+	case KindVector:
+		// Canonical when every element is (a vector has no order to
+		// normalise).
+		// and its lengths are minimal vints (Cassandra reads others too).
+		elems, err := typ.VectorElements(v)
+		if err != nil {
+			return false
+		}
+		var re []byte
+		for _, e := range elems {
+			if !canonicalScalar(typ.Params[0], e) {
+				return false
+			}
+			if typ.Params[0].FixedLength() == 0 {
+				re = vint.Append(re, uint64(len(e)))
+			}
+			re = append(re, e...)
+		}
+		return bytes.Equal(re, v)
 	case KindFloat:
 		return len(v) == 0 || !math.IsNaN(float64(math.Float32frombits(uint32(v[0])<<24|uint32(v[1])<<16|uint32(v[2])<<8|uint32(v[3]))))
 	case KindDouble:

@@ -2,7 +2,9 @@ package schema
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -16,11 +18,70 @@ import (
 //	            frozen type; the types inside it are printed without FrozenType
 //	tuple       TupleType(<T1>,<T2>,...) — never wrapped in FrozenType
 //	UDT         UserType(<keyspace>,<hex(name)>,<hex(field)>:<T>,...)
+//	vector      VectorType(<T> , <n>) — Cassandra 5.0 spaces the comma
+//	            (TypeParser.stringifyVectorParameters); ScyllaDB writes
+//	            VectorType(<T>, <n>) (MarshalScylla). Never wrapped in
+//	            FrozenType; <T> is printed as declared (a non-frozen list
+//	            element is ListType(...)), with the freezing context of the
+//	            vector itself
 //	composite   CompositeType(<T1>,<T2>,...) — multi-column partition keys
 //
 // Every nested class is fully qualified and parameters are separated by a
 // bare ",". The parser also accepts unqualified class names and blanks, as
 // Cassandra's TypeParser does.
+//
+// The classes the parser knows are those of the kinds above and two legacy
+// classes with known layouts that become KindCustom types: DateType (8
+// bytes, the pre-2.0 timestamp) and LexicalUUIDType (16 bytes). Any other
+// class — a user's own AbstractType, DynamicCompositeType,
+// PartitionerDefinedOrder, a class of a newer release — is an
+// *UnknownTypeError naming it: its values' layout (a fixed length or a
+// length prefix) and order are not known, and guessing them misreads data.
+// TypeOptions.OpaqueUnknownTypes opts in to reading such a class as opaque
+// length-prefixed bytes compared unsigned, which is right only for a class
+// whose values are variable-length.
+
+// ErrUnknownType is what an *UnknownTypeError matches with errors.Is.
+var ErrUnknownType = errors.New("unknown marshal class")
+
+// UnknownTypeError is a marshal class the type parsers do not know (see
+// above).
+type UnknownTypeError struct {
+	// Class is the class as written (with its parameters, if any).
+	Class string
+}
+
+// Error implements error.
+func (e *UnknownTypeError) Error() string {
+	return fmt.Sprintf("unknown marshal class %s: castable does not know how its values are laid out (a fixed length or a length prefix) or ordered, and will not guess", e.Class)
+}
+
+// Is makes errors.Is(err, ErrUnknownType) true.
+func (e *UnknownTypeError) Is(target error) bool { return target == ErrUnknownType }
+
+// MarshalStyle says whose spelling of marshal class names to produce where
+// Cassandra and ScyllaDB differ (only VectorType's parameters).
+type MarshalStyle uint8
+
+// The marshal name spellings.
+const (
+	// MarshalCassandra is Apache Cassandra's spelling, the default.
+	MarshalCassandra MarshalStyle = iota
+	// MarshalScylla is ScyllaDB's: "VectorType(T, n)" where Cassandra
+	// writes "VectorType(T , n)".
+	MarshalScylla
+)
+
+// TypeOptions are the choices of the type parsers. The zero value is
+// strict: an unknown marshal class is an error.
+type TypeOptions struct {
+	// OpaqueUnknownTypes parses a marshal class this package does not know
+	// as a KindCustom type whose values are opaque bytes: length-prefixed
+	// wherever Cassandra writes a length (FixedLength 0), compared unsigned,
+	// printed as hex. It is an explicit opt-in for reading SSTables of such
+	// types, and wrong for a class whose values have a fixed length.
+	OpaqueUnknownTypes bool
+}
 
 // MarshalName returns Cassandra's marshal class name of t, fully qualified,
 // e.g. "org.apache.cassandra.db.marshal.Int32Type" or
@@ -31,18 +92,33 @@ func (t *Type) MarshalName() string {
 
 // AppendMarshalName appends MarshalName to dst.
 func (t *Type) AppendMarshalName(dst []byte) []byte {
-	return t.appendMarshal(dst, false)
+	return t.appendMarshal(dst, false, MarshalCassandra)
 }
 
-func (t *Type) appendMarshal(dst []byte, ignoreFreezing bool) []byte {
+// MarshalNameStyle is MarshalName in the given spelling.
+func (t *Type) MarshalNameStyle(style MarshalStyle) string {
+	return string(t.appendMarshal(nil, false, style))
+}
+
+func (t *Type) appendMarshal(dst []byte, ignoreFreezing bool, style MarshalStyle) []byte {
 	if t.Reversed {
 		dst = append(dst, MarshalPackage+"ReversedType("...)
-		dst = t.Unreversed().appendMarshal(dst, false)
+		dst = t.Unreversed().appendMarshal(dst, false, style)
 		return append(dst, ')')
 	}
 	switch t.Kind {
 	case KindCustom:
 		return append(dst, t.Custom...)
+	case KindVector:
+		dst = append(dst, MarshalPackage+"VectorType("...)
+		dst = t.Params[0].appendMarshal(dst, ignoreFreezing, style)
+		if style == MarshalScylla {
+			dst = append(dst, ", "...)
+		} else {
+			dst = append(dst, " , "...)
+		}
+		dst = strconv.AppendInt(dst, int64(t.Dimension), 10)
+		return append(dst, ')')
 	case KindList, KindSet, KindMap, KindUDT:
 		frozenWrap := !ignoreFreezing && t.Frozen
 		if frozenWrap {
@@ -62,14 +138,14 @@ func (t *Type) appendMarshal(dst []byte, ignoreFreezing bool) []byte {
 					dst = hex.AppendEncode(dst, []byte(t.FieldNames[i]))
 				}
 				dst = append(dst, ':')
-				dst = p.appendMarshal(dst, inner)
+				dst = p.appendMarshal(dst, inner, style)
 			}
 		} else {
 			for i, p := range t.Params {
 				if i > 0 {
 					dst = append(dst, ',')
 				}
-				dst = p.appendMarshal(dst, inner)
+				dst = p.appendMarshal(dst, inner, style)
 			}
 		}
 		dst = append(dst, ')')
@@ -83,7 +159,7 @@ func (t *Type) appendMarshal(dst []byte, ignoreFreezing bool) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = p.appendMarshal(dst, true)
+			dst = p.appendMarshal(dst, true, style)
 		}
 		return append(dst, ')')
 	case kindFieldPath:
@@ -99,21 +175,39 @@ func (t *Type) appendMarshal(dst []byte, ignoreFreezing bool) []byte {
 // CompositeMarshalName is the marshal name of a CompositeType of the given
 // component types.
 func CompositeMarshalName(types []*Type) string {
+	return CompositeMarshalNameStyle(types, MarshalCassandra)
+}
+
+// CompositeMarshalNameStyle is CompositeMarshalName in the given spelling.
+func CompositeMarshalNameStyle(types []*Type, style MarshalStyle) string {
 	dst := []byte(MarshalPackage + "CompositeType(")
 	for i, t := range types {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = t.appendMarshal(dst, false)
+		dst = t.appendMarshal(dst, false, style)
 	}
 	return string(append(dst, ')'))
 }
 
-// ParseMarshalName parses a marshal class name (the inverse of MarshalName).
-// Unknown classes become KindCustom types that keep their text. A
-// CompositeType is rejected: use ParseMarshalNames.
+// ParseMarshalName parses a marshal class name (the inverse of MarshalName,
+// in either spelling). An unknown class is an *UnknownTypeError (see
+// TypeOptions to read it as opaque bytes). A CompositeType is rejected: use
+// ParseMarshalNames.
 func ParseMarshalName(s string) (*Type, error) {
-	p := marshalParser{s: s}
+	return TypeOptions{}.ParseMarshalName(s)
+}
+
+// ParseMarshalNames parses the marshal name of a partition key type: a
+// CompositeType(...) yields its component types, any other name a single
+// type.
+func ParseMarshalNames(s string) ([]*Type, error) {
+	return TypeOptions{}.ParseMarshalNames(s)
+}
+
+// ParseMarshalName is the package's ParseMarshalName with these options.
+func (o TypeOptions) ParseMarshalName(s string) (*Type, error) {
+	p := marshalParser{s: s, opaque: o.OpaqueUnknownTypes}
 	t, err := p.parseType()
 	if err != nil {
 		return nil, err
@@ -125,11 +219,9 @@ func ParseMarshalName(s string) (*Type, error) {
 	return t, nil
 }
 
-// ParseMarshalNames parses the marshal name of a partition key type: a
-// CompositeType(...) yields its component types, any other name a single
-// type.
-func ParseMarshalNames(s string) ([]*Type, error) {
-	p := marshalParser{s: s}
+// ParseMarshalNames is the package's ParseMarshalNames with these options.
+func (o TypeOptions) ParseMarshalNames(s string) ([]*Type, error) {
+	p := marshalParser{s: s, opaque: o.OpaqueUnknownTypes}
 	p.skipBlanks()
 	start := p.i
 	name := p.readName()
@@ -148,7 +240,7 @@ func ParseMarshalNames(s string) ([]*Type, error) {
 		return types, nil
 	}
 	p.i = start
-	t, err := ParseMarshalName(s)
+	t, err := o.ParseMarshalName(s)
 	if err != nil {
 		return nil, err
 	}
@@ -156,9 +248,15 @@ func ParseMarshalNames(s string) ([]*Type, error) {
 }
 
 type marshalParser struct {
-	s string
-	i int
+	s      string
+	i      int
+	opaque bool // OpaqueUnknownTypes
 }
+
+// knownCustom are the legacy classes modelled as KindCustom: their values
+// have the fixed lengths FixedLength gives, Compare and AppendComparable
+// know their order.
+var knownCustom = map[string]bool{"DateType": true, "LexicalUUIDType": true}
 
 // maxMarshalDepth bounds the nesting of parsed type names.
 const maxMarshalDepth = 64
@@ -259,10 +357,13 @@ func (p *marshalParser) parseTypeDepth(depth int) (*Type, error) {
 		return TupleOf(params...), nil
 	case "UserType":
 		return p.parseUserType(depth)
+	case "VectorType":
+		return p.parseVectorType(depth)
 	case "CompositeType":
 		return nil, p.errorf("CompositeType is not a column type (use ParseMarshalNames for partition keys)")
 	}
-	// An unknown class: keep its full text, parameters included.
+	// A legacy class of known layout, or an unknown one: keep its full
+	// text, parameters included.
 	if p.peek('(') {
 		if err := p.skipParens(); err != nil {
 			return nil, err
@@ -272,7 +373,44 @@ func (p *marshalParser) parseTypeDepth(depth int) (*Type, error) {
 	if !strings.Contains(name, ".") {
 		class = MarshalPackage + class
 	}
+	if !p.opaque && !(knownCustom[short] && class == MarshalPackage+short) {
+		return nil, fmt.Errorf("schema: marshal name %q at offset %d: %w", p.s, start, &UnknownTypeError{Class: class})
+	}
 	return CustomType(class), nil
+}
+
+// parseVectorType parses "(T , n)" after VectorType: an element type, a
+// comma and a positive decimal dimension (blanks anywhere).
+func (p *marshalParser) parseVectorType(depth int) (*Type, error) {
+	if !p.peek('(') {
+		return nil, p.errorf("expected '(' after VectorType")
+	}
+	p.i++
+	elem, err := p.parseTypeDepth(depth + 1)
+	if err != nil {
+		return nil, err
+	}
+	if !p.peek(',') {
+		return nil, p.errorf("expected ',' before the VectorType dimension")
+	}
+	p.i++
+	at := p.i
+	digits := p.readName()
+	n, err := strconv.ParseInt(digits, 10, 32)
+	if err != nil {
+		p.i = at
+		return nil, p.errorf("VectorType dimension %q is not an int", digits)
+	}
+	if !p.peek(')') {
+		return nil, p.errorf("expected ')' after the VectorType dimension")
+	}
+	p.i++
+	t, err := VectorOf(elem, int(n))
+	if err != nil {
+		p.i = at
+		return nil, p.errorf("%v", strings.TrimPrefix(err.Error(), "schema: "))
+	}
+	return t, nil
 }
 
 func (p *marshalParser) peek(c byte) bool {

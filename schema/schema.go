@@ -1,4 +1,5 @@
-// Package schema describes CQL types and tables as Cassandra 3.11 knows them:
+// Package schema describes CQL types and tables as Cassandra 3.11 knows them,
+// and Cassandra 5.0's vector<T, n>:
 // the binary serialization of every type, its comparison order, its JSON and
 // string renderings as sstabledump prints them, its marshal class name, and
 // the table metadata (key and clustering columns, static and regular columns,
@@ -40,10 +41,16 @@ const (
 	KindMap
 	KindTuple
 	KindUDT
-	// KindCustom is any marshal class this package does not model (for
-	// example the legacy DateType or a DynamicCompositeType). Its values are
-	// opaque bytes compared unsigned; Custom keeps the class name so the type
-	// round-trips.
+	// KindVector is Cassandra 5.0's vector<T, n> (VectorType): exactly
+	// Dimension non-null elements of type Params[0]. Vectors are always
+	// frozen (one cell), whatever their element type.
+	KindVector
+	// KindCustom is a marshal class this package models only by its name
+	// and length: the legacy DateType (8 bytes) and LexicalUUIDType (16
+	// bytes), which have known layouts and orders, and — only where the
+	// caller opted in (MarshalOptions.OpaqueUnknownTypes) — any other class,
+	// read as opaque length-prefixed bytes compared unsigned. Custom keeps
+	// the class name so the type round-trips.
 	KindCustom
 )
 
@@ -56,9 +63,14 @@ type Type struct {
 	// Reversed marks a clustering column declared DESC
 	// (ReversedType(...)): values compare in the opposite order.
 	Reversed bool
-	// Params are the element types: [elem] for list and set, [key, value]
-	// for map, the component types for a tuple, the field types of a UDT.
+	// Params are the element types: [elem] for list, set and vector, [key,
+	// value] for map, the component types for a tuple, the field types of a
+	// UDT. A vector keeps its element type as declared: vector<list<int>, 2>
+	// has a non-frozen list element (Cassandra names it ListType(...), not
+	// FrozenType(ListType(...))), although its values are frozen lists.
 	Params []*Type
+	// Dimension is the element count of a vector (KindVector), at least 1.
+	Dimension int
 	// FieldNames are the UDT field names, parallel to Params.
 	FieldNames []string
 	// Keyspace and Name identify a UDT.

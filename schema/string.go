@@ -17,7 +17,8 @@ import (
 //     minute-precision local-time form; FromString accepts both, plus
 //     ISO-8601 and integer milliseconds);
 //   - frozen list, set and map: the hex of the serialized value, as
-//     Cassandra's CollectionType.getString;
+//     Cassandra's CollectionType.getString; a vector likewise
+//     (VectorType.getString is BytesType's);
 //   - tuple and frozen UDT: the fields' string forms joined by ':', a null
 //     field as '@', with ':' and '@' inside a field escaped as "\:" and "\@"
 //     (TupleType.getString);
@@ -37,7 +38,7 @@ func (t *Type) appendString(dst, v []byte) []byte {
 		return dst
 	}
 	switch t.Kind {
-	case KindList, KindSet, KindMap:
+	case KindList, KindSet, KindMap, KindVector:
 		return hex.AppendEncode(dst, v)
 	case KindTuple, KindUDT:
 		rest := v
@@ -79,13 +80,16 @@ func (t *Type) fromString(dst []byte, s string, depth int) ([]byte, error) {
 		return nil, invalidText(t, s, "nested too deeply")
 	}
 	if s == "" {
+		if t.Kind == KindVector {
+			return nil, invalidText(t, s, "a vector value is never empty")
+		}
 		if dst == nil {
 			dst = []byte{}
 		}
 		return dst, nil
 	}
 	switch t.Kind {
-	case KindList, KindSet, KindMap, KindBlob, KindCustom:
+	case KindList, KindSet, KindMap, KindVector, KindBlob, KindCustom:
 		h := s
 		if strings.HasPrefix(h, "0x") || strings.HasPrefix(h, "0X") {
 			h = h[2:]

@@ -306,10 +306,16 @@ func (t *Table) ClusteringTypes() []*Type {
 // the mc serialization header writes it (CompositeType(...) for several
 // columns).
 func (t *Table) PartitionKeyMarshalName() string {
+	return t.PartitionKeyMarshalNameStyle(MarshalCassandra)
+}
+
+// PartitionKeyMarshalNameStyle is PartitionKeyMarshalName in the given
+// spelling.
+func (t *Table) PartitionKeyMarshalNameStyle(style MarshalStyle) string {
 	if len(t.PartitionKey) == 1 {
-		return t.PartitionKey[0].Type.MarshalName()
+		return t.PartitionKey[0].Type.MarshalNameStyle(style)
 	}
-	return CompositeMarshalName(t.PartitionKeyTypes())
+	return CompositeMarshalNameStyle(t.PartitionKeyTypes(), style)
 }
 
 // Partition key encoding: a single-column key is the column's serialized

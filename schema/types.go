@@ -1,6 +1,9 @@
 package schema
 
 import (
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -72,6 +75,7 @@ var kinds = [...]kindInfo{
 	KindMap:       {"map", "MapType", 0},
 	KindTuple:     {"tuple", "TupleType", 0},
 	KindUDT:       {"", "UserType", 0},
+	KindVector:    {"vector", "VectorType", 0},
 	KindCustom:    {"", "", 0},
 }
 
@@ -186,6 +190,39 @@ func UDTOf(keyspace, name string, fieldNames []string, fieldTypes []*Type, froze
 		FieldNames: append([]string(nil), fieldNames...), Keyspace: keyspace, Name: name}
 }
 
+// MaxVectorDimension is the largest vector dimension: Cassandra reads the
+// dimension as a Java int. A vector of fixed-length elements is further
+// bounded by its value length, n × the element's, which must fit an int
+// too.
+const MaxVectorDimension = math.MaxInt32
+
+// VectorOf returns vector<elem, dimension> (Cassandra 5.0's VectorType).
+// elem is kept as declared (see Type.Params); dimension must be positive
+// and, for fixed-length elements, small enough that the value length fits
+// 2^31-1 bytes.
+func VectorOf(elem *Type, dimension int) (*Type, error) {
+	if elem == nil {
+		return nil, fmt.Errorf("schema: vector without an element type")
+	}
+	if dimension <= 0 {
+		return nil, fmt.Errorf("schema: vectors may only have positive dimensions; given %d", dimension)
+	}
+	if dimension > MaxVectorDimension {
+		return nil, fmt.Errorf("schema: vector dimension %d is larger than %d", dimension, MaxVectorDimension)
+	}
+	switch elem.Kind {
+	case KindEmpty, kindFieldPath, KindInvalid:
+		return nil, fmt.Errorf("schema: %s is not a vector element type", elem)
+	}
+	if elem.Reversed {
+		elem = elem.Unreversed()
+	}
+	if f := elem.FixedLength(); f > 0 && int64(f)*int64(dimension) > math.MaxInt32 {
+		return nil, fmt.Errorf("schema: vector<%s, %d> values would be %d bytes, more than %d", elem, dimension, int64(f)*int64(dimension), math.MaxInt32)
+	}
+	return &Type{Kind: KindVector, Params: []*Type{elem}, Dimension: dimension}, nil
+}
+
 // CustomType returns an opaque type for the fully qualified marshal class
 // (or class expression) class.
 func CustomType(class string) *Type {
@@ -214,7 +251,9 @@ func (t *Type) Unreversed() *Type {
 
 // Freeze returns t frozen: collections and UDTs become single-cell values,
 // and so do all types nested in them. Native types and already frozen types
-// are returned unchanged.
+// are returned unchanged, and so are vectors: they are single-cell values
+// by nature, and their element type keeps the frozenness it was declared
+// with, as in Cassandra (freezing a vector returns it unchanged).
 func (t *Type) Freeze() *Type {
 	switch t.Kind {
 	case KindList, KindSet, KindMap, KindUDT, KindTuple:
@@ -258,8 +297,17 @@ func (t *Type) IsCounter() bool { return t.Kind == KindCounter }
 // FixedLength is the length of every value of t when the mc format writes
 // it without a length prefix (int 4, bigint 8, ...), or 0 when values are
 // length-prefixed. It is Cassandra's AbstractType.valueLengthIfFixed, which
-// ReversedType delegates to its base type.
+// ReversedType delegates to its base type; a vector of fixed-length
+// elements is fixed too, n × the element's length.
 func (t *Type) FixedLength() int {
+	if t.Kind == KindVector {
+		if len(t.Params) == 1 && t.Dimension > 0 {
+			if f := t.Params[0].FixedLength(); f > 0 && int64(f)*int64(t.Dimension) <= math.MaxInt32 {
+				return f * t.Dimension
+			}
+		}
+		return 0
+	}
 	if int(t.Kind) < len(kinds) && t.Kind != KindCustom {
 		return kinds[t.Kind].fixed
 	}
@@ -337,7 +385,8 @@ func (t *Type) FieldByName(name string) int {
 }
 
 // Equal reports whether t and o are the same type (kind, parameters,
-// frozenness, reversal, UDT identity and fields, custom class).
+// frozenness, reversal, UDT identity and fields, vector dimension, custom
+// class).
 func (t *Type) Equal(o *Type) bool {
 	if t == o {
 		return true
@@ -345,7 +394,7 @@ func (t *Type) Equal(o *Type) bool {
 	if t == nil || o == nil {
 		return false
 	}
-	if t.Kind != o.Kind || t.Reversed != o.Reversed || t.Custom != o.Custom ||
+	if t.Kind != o.Kind || t.Reversed != o.Reversed || t.Custom != o.Custom || t.Dimension != o.Dimension ||
 		t.Keyspace != o.Keyspace || t.Name != o.Name ||
 		len(t.Params) != len(o.Params) || len(t.FieldNames) != len(o.FieldNames) {
 		return false
@@ -399,6 +448,12 @@ func (t *Type) appendCQL(dst []byte) []byte {
 			}
 			dst = p.appendCQL(dst)
 		}
+		dst = append(dst, '>')
+	case KindVector:
+		dst = append(dst, "vector<"...)
+		dst = t.Params[0].appendCQL(dst)
+		dst = append(dst, ", "...)
+		dst = strconv.AppendInt(dst, int64(t.Dimension), 10)
 		dst = append(dst, '>')
 	case KindUDT:
 		if t.Keyspace != "" {

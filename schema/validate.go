@@ -63,13 +63,20 @@ func invalidText(t *Type, s string, format string, args ...any) error {
 
 // Validate reports whether v is a valid serialized value of t. An empty
 // value is valid for every type (Cassandra stores empty values of any type,
-// e.g. from blob casts), except inside collections. Varints and decimals
+// e.g. from blob casts), except inside collections and for a vector, which
+// Cassandra 5.0 never stores empty (CASSANDRA-18876). Varints and decimals
 // must be minimal; durations need months, days and nanoseconds of one sign
 // and no trailing bytes; text must be UTF-8 and ascii 7-bit; time must be
 // within a day; timeuuid must be version 1; collections may not hold nulls;
-// a counter value is either an 8-byte CQL counter or a counter context.
+// a counter value is either an 8-byte CQL counter or a counter context; a
+// vector holds exactly its dimension of non-empty elements (an element of
+// a type whose empty value is a value, such as text, may be empty), each
+// valid for the element type.
 func (t *Type) Validate(v []byte) error {
 	if len(v) == 0 {
+		if t.Kind == KindVector {
+			return invalid(t, v, "a vector value is never empty")
+		}
 		return nil
 	}
 	return t.validateNonEmpty(v)
@@ -150,6 +157,8 @@ func (t *Type) validateNonEmpty(v []byte) error {
 		return t.validateCollection(v, true)
 	case KindTuple, KindUDT:
 		return t.validateTuple(v)
+	case KindVector:
+		return t.walkVector(v, func(int, []byte) {})
 	case kindFieldPath:
 		if i, ok := FieldIndex(v); !ok || i >= len(t.FieldNames) {
 			return invalid(t, v, "not a field index of %s (%d fields)", t.Name, len(t.FieldNames))
@@ -280,4 +289,82 @@ func (t *Type) validateTuple(v []byte) error {
 		rest = r[l:]
 	}
 	return nil
+}
+
+// splitVector appends the elements of vector value v to dst and checks
+// them (see walkVector).
+func (t *Type) splitVector(dst [][]byte, v []byte) ([][]byte, error) {
+	err := t.walkVector(v, func(_ int, e []byte) { dst = append(dst, e) })
+	return dst, err
+}
+
+// walkVector checks vector value v as VectorType.validate does — for
+// fixed-length elements exactly Dimension × their length, else Dimension
+// times an unsigned vint length and that many bytes; nothing after the
+// last element; every element valid — and calls fn with each element (a
+// sub-slice of v) as it goes.
+func (t *Type) walkVector(v []byte, fn func(i int, e []byte)) error {
+	elem, n := t.Params[0], t.Dimension
+	if len(v) == 0 {
+		return invalid(t, v, "a vector value is never empty")
+	}
+	if f := elem.FixedLength(); f > 0 {
+		if int64(len(v)) != int64(f)*int64(n) {
+			return invalid(t, v, "want %d bytes (%d × %d), got %d", int64(f)*int64(n), n, f, len(v))
+		}
+		for i := 0; i < n; i++ {
+			e := v[i*f : (i+1)*f : (i+1)*f]
+			if err := elem.validateNonEmpty(e); err != nil {
+				return invalid(t, v, "element %d: %v", i, err)
+			}
+			fn(i, e)
+		}
+		return nil
+	}
+	rest := v
+	for i := 0; i < n; i++ {
+		if len(rest) == 0 {
+			return invalid(t, v, "%d elements, want %d", i, n)
+		}
+		e, r, ok := readVectorElement(rest)
+		if !ok {
+			return invalid(t, v, "element %d truncated", i)
+		}
+		rest = r
+		if err := elem.validateElement(e); err != nil {
+			return invalid(t, v, "element %d: %v", i, err)
+		}
+		fn(i, e)
+	}
+	if len(rest) != 0 {
+		return invalid(t, v, "%d extraneous bytes after the %d elements", len(rest), n)
+	}
+	return nil
+}
+
+// validateElement checks a vector element as VectorType.validate does:
+// valid for the element type, where an empty element passes as it passes
+// the element's validation (Cassandra rejects null elements when it builds
+// a vector from CQL or JSON, not when it reads one; see
+// vectorElementNull).
+func (t *Type) validateElement(e []byte) error {
+	return t.Validate(e)
+}
+
+// vectorElementNull reports whether e is what Cassandra calls a null
+// element when it builds a vector (VectorType.check): an empty buffer,
+// except for text, ascii and blob, whose serializers call it the empty
+// string or byte[0].
+func vectorElementNull(elem *Type, e []byte) bool {
+	if e == nil {
+		return true
+	}
+	if len(e) > 0 {
+		return false
+	}
+	switch elem.Kind {
+	case KindText, KindAscii, KindBlob:
+		return false
+	}
+	return true
 }

@@ -3,6 +3,8 @@ package sstables
 import (
 	"github.com/castable-db/castable/schema"
 	"math"
+	"regexp"
+	"strings"
 
 	"github.com/castable-db/castable/sstables/version"
 )
@@ -63,9 +65,10 @@ func CarryOver(r Reader, o *WriterOptions) {
 // for 3.x writers, the bin count from 4.0) when it has bins, and whether
 // that histogram counts live cells at Integer.MAX_VALUE, whether cell
 // counts are recorded twice per partition, whether the compression ratio
-// was left at −1 or NaN (ScyllaDB) and whether empty commit log bounds are
+// was left at −1 or NaN (ScyllaDB), whether empty commit log bounds are
 // (0, 0) (ScyllaDB) (habits of some 2.2, 3.0 and 4.0 pre-releases; which
-// releases exactly is not known, the file says).
+// releases exactly is not known, the file says) and, when the header names
+// a vector, whose spelling of VectorType it uses.
 func InferProfile(st *Statistics, v version.Version) version.Profile {
 	p := v.Profile()
 	s := &st.Stats
@@ -98,5 +101,35 @@ func InferProfile(st *Statistics, v version.Version) version.Profile {
 		}
 		p.SentinelTombstoneBin = len(points) > 0 && !v.UIntDeletionTime() && points[len(points)-1] == math.MaxInt32
 	}
+	if h := st.Header; h != nil {
+		if spelled, scylla := vectorSpelling(h); spelled {
+			p.ScyllaTypeNames = scylla
+		}
+	}
 	return p
 }
+
+// vectorSpelling reports whether the header names a vector type, and if
+// so whether in ScyllaDB's spelling (VectorType(T, n)) rather than
+// Cassandra's (VectorType(T , n)).
+func vectorSpelling(h *SerializationHeader) (spelled, scylla bool) {
+	names := append([]string{h.PartitionKeyType}, h.ClusteringTypeNames...)
+	for _, list := range [][]HeaderColumn{h.Static, h.Regular} {
+		for _, c := range list {
+			names = append(names, c.TypeName)
+		}
+	}
+	for _, n := range names {
+		if !strings.Contains(n, "VectorType(") {
+			continue
+		}
+		// The comma before a dimension (the only comma followed by
+		// digits and ')'): " , " in Cassandra's spelling.
+		if m := vectorDimension.FindStringSubmatch(n); m != nil {
+			return true, m[1] == ""
+		}
+	}
+	return false, false
+}
+
+var vectorDimension = regexp.MustCompile(`( ?),\s*[+-]?[0-9]+\s*\)`)

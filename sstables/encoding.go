@@ -202,6 +202,13 @@ func (r *ByteReader) FailAt(off int64, format string, args ...any) {
 	}
 }
 
+// FailWith records err as the reader's error, unless it has one already.
+func (r *ByteReader) FailWith(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
 func (r *ByteReader) need(n int, what string) bool {
 	if r.err != nil {
 		return false

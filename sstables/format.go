@@ -3,6 +3,7 @@ package sstables
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/dht"
@@ -114,6 +115,43 @@ func WriterPartitioner(t *schema.Table) (dht.Partitioner, error) {
 		return nil, fmt.Errorf("table %s.%s: %w", t.Keyspace, t.Name, err)
 	}
 	return p, nil
+}
+
+// CheckTypes reports whether version v can hold every column type of t:
+// an error naming the table, the column, its type and the version when a
+// release that writes v has no such type (a vector before nb,
+// version.HasVectorType). Every writer calls it before writing anything,
+// so write, convert and flush refuse alike.
+func CheckTypes(v version.Version, t *schema.Table) error {
+	if v.HasVectorType() {
+		return nil
+	}
+	for _, c := range t.Columns() {
+		if hasKind(c.Type, schema.KindVector) {
+			var with []string
+			for _, o := range version.All() {
+				if o.HasVectorType() && o.Writable() {
+					with = append(with, o.String())
+				}
+			}
+			return fmt.Errorf("table %s.%s: column %s is a %s, and version %s (%s) has no vector type: Cassandra 5.0 brought vector<T, n>, which versions %s hold",
+				t.Keyspace, t.Name, c.Name, c.Type.Unreversed(), v, v.Release(), strings.Join(with, ", "))
+		}
+	}
+	return nil
+}
+
+// hasKind reports whether t is or holds a type of kind k.
+func hasKind(t *schema.Type, k schema.Kind) bool {
+	if t.Kind == k {
+		return true
+	}
+	for _, p := range t.Params {
+		if hasKind(p, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteResult describes a finished SSTable.
@@ -359,6 +397,14 @@ type ReaderOptions struct {
 	// whatever this says. castable dump sets it; scans that must not pass
 	// damaged bytes on (scrub, convert) leave it unset.
 	WarnUncompressedCRC bool
+	// OpaqueUnknownTypes reads a column whose serialization header type is
+	// a marshal class castable does not know as opaque bytes: length-
+	// prefixed in Data.db, compared unsigned, printed as hex
+	// (schema.TypeOptions.OpaqueUnknownTypes). Without it such an SSTable
+	// does not open (*UnknownTypeError naming the class). Right only for a
+	// class whose values are variable-length: a fixed-length one misreads
+	// as corrupt data.
+	OpaqueUnknownTypes bool
 }
 
 // DefaultMaxValueSize is ReaderOptions.MaxValueSize's default: far above

@@ -1,6 +1,7 @@
 package sstables
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/castable-db/castable/internal/vint"
@@ -78,19 +79,26 @@ func AppendSerializationHeader(dst []byte, h *SerializationHeader) []byte {
 // the table's key and clustering types, and the given static and regular
 // columns (in the table's canonical order).
 func NewSerializationHeader(table *schema.Table, stats EncodingStats, static, regular []*schema.Column) *SerializationHeader {
-	h := &SerializationHeader{Stats: stats, PartitionKeyType: table.PartitionKeyMarshalName()}
+	return NewSerializationHeaderStyle(table, stats, static, regular, schema.MarshalCassandra)
+}
+
+// NewSerializationHeaderStyle is NewSerializationHeader with the type
+// names in the given spelling (ScyllaDB's for its own versions, see
+// version.Profile.ScyllaTypeNames).
+func NewSerializationHeaderStyle(table *schema.Table, stats EncodingStats, static, regular []*schema.Column, style schema.MarshalStyle) *SerializationHeader {
+	h := &SerializationHeader{Stats: stats, PartitionKeyType: table.PartitionKeyMarshalNameStyle(style)}
 	for _, c := range table.PartitionKey {
 		h.PartitionKeyTypes = append(h.PartitionKeyTypes, c.Type)
 	}
 	for _, c := range table.Clustering {
 		h.ClusteringTypes = append(h.ClusteringTypes, c.Type)
-		h.ClusteringTypeNames = append(h.ClusteringTypeNames, c.Type.MarshalName())
+		h.ClusteringTypeNames = append(h.ClusteringTypeNames, c.Type.MarshalNameStyle(style))
 	}
 	for _, c := range static {
-		h.Static = append(h.Static, HeaderColumn{Name: c.Name, Type: c.Type, TypeName: c.Type.MarshalName()})
+		h.Static = append(h.Static, HeaderColumn{Name: c.Name, Type: c.Type, TypeName: c.Type.MarshalNameStyle(style)})
 	}
 	for _, c := range regular {
-		h.Regular = append(h.Regular, HeaderColumn{Name: c.Name, Type: c.Type, TypeName: c.Type.MarshalName()})
+		h.Regular = append(h.Regular, HeaderColumn{Name: c.Name, Type: c.Type, TypeName: c.Type.MarshalNameStyle(style)})
 	}
 	return h
 }
@@ -98,8 +106,30 @@ func NewSerializationHeader(table *schema.Table, stats EncodingStats, static, re
 // DecodeSerializationHeader parses a serialization header from the start
 // of b; unsigned says local deletion times are oa's (the EncodingStats'
 // UnsignedDeletionTimes). It returns the header and the bytes it used, or
-// an error with the offset within b of the problem.
+// an error with the offset within b of the problem. A type castable does
+// not know is a *HeaderTypeError (see DecodeSerializationHeaderWith).
 func DecodeSerializationHeader(b []byte, unsigned bool) (*SerializationHeader, int, error) {
+	return DecodeSerializationHeaderWith(b, unsigned, schema.TypeOptions{})
+}
+
+// HeaderTypeError is a type name of a serialization header that does not
+// parse: Column says whose, Name is the name as written, Err the parser's
+// error (errors.Is(err, schema.ErrUnknownType) for a class castable does
+// not know).
+type HeaderTypeError struct {
+	Column, Name string
+	Err          error
+}
+
+// Error implements error.
+func (e *HeaderTypeError) Error() string { return e.Column + ": " + e.Err.Error() }
+
+// Unwrap returns the parser's error.
+func (e *HeaderTypeError) Unwrap() error { return e.Err }
+
+// DecodeSerializationHeaderWith is DecodeSerializationHeader parsing the
+// type names with the given options.
+func DecodeSerializationHeaderWith(b []byte, unsigned bool, types schema.TypeOptions) (*SerializationHeader, int, error) {
 	r := headerReader{b: b}
 	h := &SerializationHeader{}
 	ts := r.uvint()
@@ -119,9 +149,9 @@ func DecodeSerializationHeader(b []byte, unsigned bool) (*SerializationHeader, i
 	if r.err != nil {
 		return nil, r.off, r.err
 	}
-	keyTypes, err := parsePartitionKeyType(h.PartitionKeyType)
+	keyTypes, err := types.ParseMarshalNames(h.PartitionKeyType)
 	if err != nil {
-		return nil, at, err
+		return nil, at, &HeaderTypeError{Column: "partition key type", Name: h.PartitionKeyType, Err: err}
 	}
 	h.PartitionKeyTypes = keyTypes
 	n := r.count(1)
@@ -131,9 +161,9 @@ func DecodeSerializationHeader(b []byte, unsigned bool) (*SerializationHeader, i
 		if r.err != nil {
 			break
 		}
-		t, err := schema.ParseMarshalName(name)
+		t, err := types.ParseMarshalName(name)
 		if err != nil {
-			return nil, at, fmt.Errorf("clustering column %d: %w", i, err)
+			return nil, at, &HeaderTypeError{Column: fmt.Sprintf("clustering column %d", i), Name: name, Err: err}
 		}
 		h.ClusteringTypeNames = append(h.ClusteringTypeNames, name)
 		h.ClusteringTypes = append(h.ClusteringTypes, t)
@@ -148,9 +178,9 @@ func DecodeSerializationHeader(b []byte, unsigned bool) (*SerializationHeader, i
 			if r.err != nil {
 				break
 			}
-			t, err := schema.ParseMarshalName(typeName)
+			t, err := types.ParseMarshalName(typeName)
 			if err != nil {
-				return nil, at, fmt.Errorf("column %q: %w", name, err)
+				return nil, at, &HeaderTypeError{Column: fmt.Sprintf("column %q", name), Name: typeName, Err: err}
 			}
 			list = append(list, HeaderColumn{Name: name, Type: t, TypeName: typeName})
 		}
@@ -164,16 +194,6 @@ func DecodeSerializationHeader(b []byte, unsigned bool) (*SerializationHeader, i
 		return nil, r.off, r.err
 	}
 	return h, r.off, nil
-}
-
-// parsePartitionKeyType splits a partition key marshal name into the
-// component types: CompositeType(T1,T2,...) gives one per component.
-func parsePartitionKeyType(s string) ([]*schema.Type, error) {
-	types, err := schema.ParseMarshalNames(s)
-	if err != nil {
-		return nil, fmt.Errorf("partition key type: %w", err)
-	}
-	return types, nil
 }
 
 // headerReader reads the header's vints and vstrs with a sticky error.
@@ -218,4 +238,16 @@ func (r *headerReader) vstr() string {
 	s := string(r.b[r.off : r.off+int(n)])
 	r.off += int(n)
 	return s
+}
+
+// headerError turns a serialization header decoding error at offset off of
+// the file path into what a reader returns: an *UnknownTypeError for a
+// class castable does not know, a CorruptionError otherwise.
+func headerError(path string, off int64, err error) error {
+	var hte *HeaderTypeError
+	var ute *schema.UnknownTypeError
+	if errors.As(err, &hte) && errors.As(err, &ute) {
+		return &UnknownTypeError{Path: path, Component: string(ComponentStatistics), Offset: off, Column: hte.Column, Class: ute.Class, Err: err}
+	}
+	return &CorruptionError{Path: path, Component: string(ComponentStatistics), Offset: off, Reason: "serialization header", Err: err}
 }

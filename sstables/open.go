@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"slices"
+
+	"github.com/castable-db/castable/schema"
 )
 
 // What every format's Open does with TOC.txt and Statistics.db, as
@@ -99,20 +101,22 @@ func missingComponentEffect(c Component) string {
 	return "Cassandra logs \"Missing component\" and drops it"
 }
 
-// ReadStatistics reads and decodes desc's Statistics.db, reporting each
-// oddity the decoder tolerated (Statistics.Oddities) through warn.
-func ReadStatistics(fsys FS, desc Descriptor, warn WarnFunc) (*Statistics, error) {
+// ReadStatistics reads and decodes desc's Statistics.db through fsys,
+// reporting each oddity the decoder tolerated (Statistics.Oddities)
+// through opts.Warn; opts.OpaqueUnknownTypes says how to take a type
+// castable does not know (else an *UnknownTypeError).
+func ReadStatistics(fsys FS, desc Descriptor, opts ReaderOptions) (*Statistics, error) {
 	path := desc.Path(ComponentStatistics)
 	b, err := readWholeFile(fsOrDefault(fsys), path, ComponentStatistics, MaxStatisticsSize)
 	if err != nil {
 		return nil, err
 	}
-	st, err := DecodeStatistics(b, desc.Version, path)
+	st, err := DecodeStatisticsWith(b, desc.Version, path, schema.TypeOptions{OpaqueUnknownTypes: opts.OpaqueUnknownTypes})
 	if err != nil {
 		return nil, err
 	}
 	for _, o := range st.Oddities {
-		warn.Warn(Warning{Path: path, Component: string(ComponentStatistics), Offset: -1, Reason: o})
+		opts.Warn.Warn(Warning{Path: path, Component: string(ComponentStatistics), Offset: -1, Reason: o})
 	}
 	return st, nil
 }

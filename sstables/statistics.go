@@ -2,6 +2,7 @@ package sstables
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"math"
@@ -223,8 +224,17 @@ func scyllaDoubleBits(f float64) uint64 {
 func statsCRC(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
 
 // DecodeStatistics parses the Statistics.db of version v; path names the
-// file in errors, which are CorruptionErrors with the offset.
+// file in errors, which are CorruptionErrors with the offset, or an
+// *UnknownTypeError for a type castable does not know (see
+// DecodeStatisticsWith).
 func DecodeStatistics(b []byte, v version.Version, path string) (*Statistics, error) {
+	return DecodeStatisticsWith(b, v, path, schema.TypeOptions{})
+}
+
+// DecodeStatisticsWith is DecodeStatistics parsing the type names of the
+// serialization header and the covered clustering slice with the given
+// options.
+func DecodeStatisticsWith(b []byte, v version.Version, path string, typeOpts schema.TypeOptions) (*Statistics, error) {
 	comp := ComponentStatistics
 	r := NewByteReader(b, path, comp, 0)
 	n := r.I32()
@@ -337,11 +347,11 @@ func DecodeStatistics(b []byte, v version.Version, path string) (*Statistics, er
 			}
 			st.Cardinality = br.IntBytes()
 		case MetadataStats:
-			decodeStats(br, &st.Stats, v, &st.Oddities)
+			decodeStats(br, &st.Stats, v, &st.Oddities, typeOpts)
 		case MetadataHeader:
-			h, off, err := DecodeSerializationHeader(body, v.UIntDeletionTime())
+			h, off, err := DecodeSerializationHeaderWith(body, v.UIntDeletionTime(), typeOpts)
 			if err != nil {
-				return nil, &CorruptionError{Path: path, Component: string(comp), Offset: offsets[typ] + int64(off), Reason: "serialization header", Err: err}
+				return nil, headerError(path, offsets[typ]+int64(off), err)
 			}
 			st.Header = h
 			br.Skip(off)
@@ -419,7 +429,7 @@ func decodeLDT(r *ByteReader, v version.Version) int64 {
 	return FromLegacyDeletionTime(r.I32())
 }
 
-func decodeStats(r *ByteReader, s *Stats, v version.Version, odd *[]string) {
+func decodeStats(r *ByteReader, s *Stats, v version.Version, odd *[]string, types schema.TypeOptions) {
 	var err error
 	if s.PartitionSizes, err = ParseEstimatedHistogram(r); err != nil {
 		return
@@ -453,7 +463,7 @@ func decodeStats(r *ByteReader, s *Stats, v version.Version, odd *[]string) {
 		s.MaxClusteringValues = decodeValues(r)
 	}
 	if v.HasImprovedMinMax() {
-		s.CoveredClustering = decodeSlice(r)
+		s.CoveredClustering = decodeSlice(r, types)
 	}
 	s.HasLegacyCounterShards = decodeBool(r, odd)
 	if !v.LegacyCells() {
@@ -488,7 +498,7 @@ func decodeStats(r *ByteReader, s *Stats, v version.Version, odd *[]string) {
 		s.HasPartitionLevelDeletions = decodeBool(r, odd)
 	}
 	if v.HasTrailingImprovedMinMax() {
-		s.CoveredClustering = decodeSlice(r)
+		s.CoveredClustering = decodeSlice(r, types)
 	}
 	if v.HasKeyRange() {
 		s.FirstKey = decodeVBytes(r)
@@ -541,7 +551,7 @@ func decodeVBytes(r *ByteReader) []byte {
 }
 
 // decodeSlice reads a covered clustering slice.
-func decodeSlice(r *ByteReader) *ClusteringSlice {
+func decodeSlice(r *ByteReader, types schema.TypeOptions) *ClusteringSlice {
 	off := r.Offset()
 	n := r.UVint()
 	if r.Err() == nil && n > uint64(r.Remaining()) {
@@ -558,8 +568,12 @@ func decodeSlice(r *ByteReader) *ClusteringSlice {
 		if r.Err() != nil {
 			return nil
 		}
-		t, err := schema.ParseMarshalName(name)
+		t, err := types.ParseMarshalName(name)
 		if err != nil {
+			if errors.Is(err, schema.ErrUnknownType) {
+				r.FailWith(headerError(r.path, at, &HeaderTypeError{Column: fmt.Sprintf("covered clustering type %d", i), Name: name, Err: err}))
+				return nil
+			}
 			r.FailAt(at, "clustering type %q: %v", name, err)
 			return nil
 		}

@@ -151,6 +151,12 @@ func schemaFlags(required bool) []ucli.Flag {
 	}
 }
 
+// opaqueFlag is --opaque-unknown-types, of the commands that read
+// SSTables (sstables.ReaderOptions.OpaqueUnknownTypes).
+func opaqueFlag() ucli.Flag {
+	return &ucli.BoolFlag{Name: "opaque-unknown-types", Usage: "read a column whose type is a marshal class castable does not know as opaque length-prefixed bytes (hex) instead of failing; right only for a variable-length class, a fixed-length one reads as damage"}
+}
+
 func compressionFlags() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringFlag{Name: "compression", Usage: "`CODEC`: lz4, snappy, deflate, zstd or none"},
@@ -301,6 +307,7 @@ Example:
 			&ucli.BoolFlag{Name: "e", Usage: "print the partition keys only"},
 			&ucli.StringSliceFlag{Name: "k", Usage: "only partition `KEY` (string form, composite components joined by ':'); repeatable; looked up through the index"},
 			&ucli.StringSliceFlag{Name: "x", Usage: "leave out partition `KEY`; repeatable"},
+			opaqueFlag(),
 		),
 		Action: func(c *ucli.Context) error {
 			path, err := oneArg(c, "SSTable")
@@ -311,6 +318,7 @@ Example:
 				SSTable: path, Schema: c.String("schema"), Table: c.String("table"),
 				RawTimestamps: c.Bool("t"), Canonical: c.Bool("canonical"), Lines: c.Bool("l"),
 				KeysOnly: c.Bool("e"), Keys: c.StringSlice("k"), Exclude: c.StringSlice("x"),
+				OpaqueUnknownTypes: c.Bool("opaque-unknown-types"),
 			})
 		},
 	}
@@ -336,12 +344,13 @@ Example:
   castable verify data/ks/t
   castable verify --strict data/ks/t/mc-1-big-Data.db`,
 		Flags: append(schemaFlags(false),
-			&ucli.BoolFlag{Name: "strict", Usage: "fail SSTables that have warnings, not only damaged ones"}),
+			&ucli.BoolFlag{Name: "strict", Usage: "fail SSTables that have warnings, not only damaged ones"}, opaqueFlag()),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() == 0 {
 				return cli.Usagef("missing SSTable")
 			}
-			return cli.Verify(env, cli.VerifyOptions{SSTables: c.Args().Slice(), Schema: c.String("schema"), Table: c.String("table"), Strict: c.Bool("strict")})
+			return cli.Verify(env, cli.VerifyOptions{SSTables: c.Args().Slice(), Schema: c.String("schema"), Table: c.String("table"), Strict: c.Bool("strict"),
+				OpaqueUnknownTypes: c.Bool("opaque-unknown-types")})
 		},
 	}
 }
@@ -393,13 +402,14 @@ JSON object.
 
 Example:
   castable metadata --json data/ks/t/mc-1-big-Data.db`,
-		Flags: append(schemaFlags(false), &ucli.BoolFlag{Name: "json", Usage: "print JSON"}),
+		Flags: append(schemaFlags(false), &ucli.BoolFlag{Name: "json", Usage: "print JSON"}, opaqueFlag()),
 		Action: func(c *ucli.Context) error {
 			path, err := oneArg(c, "SSTable")
 			if err != nil {
 				return err
 			}
-			return cli.Metadata(env, cli.MetadataOptions{SSTable: path, Schema: c.String("schema"), Table: c.String("table"), JSON: c.Bool("json")})
+			return cli.Metadata(env, cli.MetadataOptions{SSTable: path, Schema: c.String("schema"), Table: c.String("table"), JSON: c.Bool("json"),
+				OpaqueUnknownTypes: c.Bool("opaque-unknown-types")})
 		},
 	}
 }
@@ -416,13 +426,14 @@ blocks (first and last clustering, offset, width, open range tombstone).
 
 Example:
   castable layout -k key1 data/ks/t/mc-1-big-Data.db`,
-		Flags: append(schemaFlags(false), &ucli.StringFlag{Name: "k", Usage: "show partition `KEY` and its index blocks"}),
+		Flags: append(schemaFlags(false), &ucli.StringFlag{Name: "k", Usage: "show partition `KEY` and its index blocks"}, opaqueFlag()),
 		Action: func(c *ucli.Context) error {
 			path, err := oneArg(c, "SSTable")
 			if err != nil {
 				return err
 			}
-			return cli.Layout(env, cli.LayoutOptions{SSTable: path, Schema: c.String("schema"), Table: c.String("table"), Key: c.String("k")})
+			return cli.Layout(env, cli.LayoutOptions{SSTable: path, Schema: c.String("schema"), Table: c.String("table"), Key: c.String("k"),
+				OpaqueUnknownTypes: c.Bool("opaque-unknown-types")})
 		},
 	}
 }
@@ -456,6 +467,7 @@ Example:
 			&ucli.BoolFlag{Name: "scylla-shadowable", Usage: "mc: encode shadowable row deletions as ScyllaDB does (flag 0x80)"},
 			&ucli.BoolFlag{Name: "shadowable-as-regular", Usage: "la: write shadowable row deletions as regular ones instead of failing"},
 			&ucli.BoolFlag{Name: "header-all-columns", Usage: "mc: list every table column in the serialization header (as ScyllaDB does)"},
+			opaqueFlag(),
 		), compressionFlags()...),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() == 0 {
@@ -475,7 +487,7 @@ Example:
 				ShadowableAsRegular: c.Bool("shadowable-as-regular"),
 				HeaderAllColumns:    c.Bool("header-all-columns"),
 				UUIDIdentifiers:     c.Bool("uuid-identifiers"), ColumnIndexSizeKB: c.Int("column-index-size-kb"),
-				CapDeletionTimes: capTimes,
+				CapDeletionTimes: capTimes, OpaqueUnknownTypes: c.Bool("opaque-unknown-types"),
 			})
 			return err
 		},

@@ -64,6 +64,11 @@ type ConvertOptions struct {
 	// HeaderAllColumns lists every table column in an mc target's
 	// serialization header instead of only the columns that occur.
 	HeaderAllColumns bool
+	// OpaqueUnknownTypes reads a column whose type is a marshal class
+	// castable does not know (in the serialization header or a --schema
+	// custom type) as opaque length-prefixed bytes, written back as they were, instead
+	// of failing (sstables.ReaderOptions.OpaqueUnknownTypes).
+	OpaqueUnknownTypes bool
 }
 
 // Convert rewrites SSTables into another format, codec or chunk length
@@ -83,7 +88,7 @@ type ConvertOptions struct {
 // comes back to the same bytes.
 func Convert(ctx context.Context, env *Env, opts ConvertOptions) ([]*sstables.WriteResult, error) {
 	start := time.Now()
-	descs, table, format, err := rewriteSetup("convert", opts.Out, opts.SSTables, opts.Schema, opts.Table, opts.To, opts.ColumnIndexSizeKB, opts.Compression, opts.ChunkLengthKB)
+	descs, table, format, err := rewriteSetup("convert", opts.Out, opts.SSTables, opts.Schema, opts.Table, opts.To, opts.ColumnIndexSizeKB, opts.Compression, opts.ChunkLengthKB, opts.OpaqueUnknownTypes)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +220,7 @@ func firstError(errs []error) error {
 
 // convertOne streams one SSTable into a new one of generation gen.
 func convertOne(ctx context.Context, desc sstables.Descriptor, table *schema.Table, format sstables.Format, opts ConvertOptions, gen, jobs int, prog *progress) (res *sstables.WriteResult, err error) {
-	r, err := openSSTable(desc, table)
+	r, err := openSSTable(desc, table, opts.OpaqueUnknownTypes)
 	if err != nil {
 		return nil, err
 	}
@@ -423,7 +428,7 @@ func convertParams(desc sstables.Descriptor, opts ConvertOptions) (compress.Para
 // rewrite SSTables, take alike: --out, the inputs, the schema and table, the
 // target version (nil Format: each input's own), the column index size, the
 // codec and the chunk length.
-func rewriteSetup(cmd, out string, inputs []string, schemaPath, tableName, to string, columnIndexKB int, codec string, chunkKB int) ([]sstables.Descriptor, *schema.Table, sstables.Format, error) {
+func rewriteSetup(cmd, out string, inputs []string, schemaPath, tableName, to string, columnIndexKB int, codec string, chunkKB int, opaque bool) ([]sstables.Descriptor, *schema.Table, sstables.Format, error) {
 	if out == "" {
 		return nil, nil, nil, Usagef("%s needs --out DIR", cmd)
 	}
@@ -431,7 +436,7 @@ func rewriteSetup(cmd, out string, inputs []string, schemaPath, tableName, to st
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	table, err := loadTable(schemaPath, tableName)
+	table, err := loadTableTypes(schemaPath, tableName, opaque)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -134,7 +134,7 @@ func TestConvertCorpusInParallel(t *testing.T) {
 	}
 	for i, in := range inputs {
 		desc, _ := resolveSSTable(in)
-		r, err := openSSTable(desc, nil)
+		r, err := openSSTable(desc, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func TestConvertCorpusInParallel(t *testing.T) {
 				t.Fatal(err)
 			}
 			desc, _ := resolveSSTable(path)
-			r, err := openSSTable(desc, nil)
+			r, err := openSSTable(desc, nil, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +170,7 @@ func TestConvertCorpusInParallel(t *testing.T) {
 			// with the la reader's table.
 			var got bytes.Buffer
 			mcDesc := res[0].Descriptor
-			mr, err := openSSTable(mcDesc, table)
+			mr, err := openSSTable(mcDesc, table, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -39,6 +39,11 @@ type DumpOptions struct {
 	Keys []string
 	// Exclude leaves these partition keys out.
 	Exclude []string
+	// OpaqueUnknownTypes reads a column whose type is a marshal class
+	// castable does not know (in the serialization header or a --schema
+	// custom type) as opaque length-prefixed bytes, printed as hex, instead
+	// of failing (sstables.ReaderOptions.OpaqueUnknownTypes).
+	OpaqueUnknownTypes bool
 }
 
 // Dump writes the content of an SSTable as sstabledump JSON to stdout.
@@ -50,13 +55,13 @@ func Dump(env *Env, opts DumpOptions) error {
 	if err != nil {
 		return err
 	}
-	table, err := loadTable(opts.Schema, opts.Table)
+	table, err := loadTableTypes(opts.Schema, opts.Table, opts.OpaqueUnknownTypes)
 	if err != nil {
 		return err
 	}
 	// An uncompressed chunk whose CRC.db checksum does not match is dumped
 	// with a warning, as Cassandra and ScyllaDB serve it (verify fails it).
-	r, err := sstables.OpenAny(desc, table, sstables.ReaderOptions{ReadAhead: scanReadAhead, Warn: warnPrinter(env), WarnUncompressedCRC: true})
+	r, err := sstables.OpenAny(desc, table, sstables.ReaderOptions{ReadAhead: scanReadAhead, Warn: warnPrinter(env), WarnUncompressedCRC: true, OpaqueUnknownTypes: opts.OpaqueUnknownTypes})
 	if err != nil {
 		return err
 	}

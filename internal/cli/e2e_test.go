@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/castable-db/castable/internal/node"
 	"github.com/castable-db/castable/internal/testdata"
 	"github.com/castable-db/castable/jsondump"
 )
@@ -22,9 +23,12 @@ var (
 	buildOut  []byte
 )
 
-// TestMain removes the binary the end-to-end tests built.
+// TestMain stops the live nodes the tests started (node.Main's work;
+// node.Get starts them on first use) and removes the binary the end-to-end
+// tests built.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	node.StopAll()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

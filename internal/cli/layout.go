@@ -29,6 +29,11 @@ type LayoutOptions struct {
 	// Key restricts the partition part to one partition (string form) and
 	// lists the blocks of its promoted index.
 	Key string
+	// OpaqueUnknownTypes reads a column whose type is a marshal class
+	// castable does not know (in the serialization header or a --schema
+	// custom type) as opaque length-prefixed bytes, printed as hex, instead
+	// of failing (sstables.ReaderOptions.OpaqueUnknownTypes).
+	OpaqueUnknownTypes bool
 }
 
 // Layout prints the physical layout of an SSTable: the Data.db chunk table
@@ -46,11 +51,11 @@ func Layout(env *Env, opts LayoutOptions) error {
 	if err != nil {
 		return err
 	}
-	table, err := loadTable(opts.Schema, opts.Table)
+	table, err := loadTableTypes(opts.Schema, opts.Table, opts.OpaqueUnknownTypes)
 	if err != nil {
 		return err
 	}
-	r, err := openSSTable(desc, table)
+	r, err := openSSTable(desc, table, opts.OpaqueUnknownTypes)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,11 @@ type MetadataOptions struct {
 	// Now is the time droppable tombstones are estimated at; zero means
 	// the current time.
 	Now time.Time
+	// OpaqueUnknownTypes reads a column whose type is a marshal class
+	// castable does not know (in the serialization header or a --schema
+	// custom type) as opaque length-prefixed bytes, printed as hex, instead
+	// of failing (sstables.ReaderOptions.OpaqueUnknownTypes).
+	OpaqueUnknownTypes bool
 }
 
 // SSTableMetadata is what castable metadata reports: Statistics.db,
@@ -198,11 +203,11 @@ func ReadMetadata(opts MetadataOptions) (*SSTableMetadata, error) {
 	if err != nil {
 		return nil, err
 	}
-	table, err := loadTable(opts.Schema, opts.Table)
+	table, err := loadTableTypes(opts.Schema, opts.Table, opts.OpaqueUnknownTypes)
 	if err != nil {
 		return nil, err
 	}
-	r, err := openSSTable(desc, table)
+	r, err := openSSTable(desc, table, opts.OpaqueUnknownTypes)
 	if err != nil {
 		return nil, err
 	}

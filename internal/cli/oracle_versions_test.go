@@ -60,6 +60,40 @@ var (
 		"UPDATE ks.all_types SET c_udt_nf = null WHERE pk = 6 AND ck = 'b';", "UPDATE ks.all_types SET c_udt = null WHERE pk = 6 AND ck = 'b';").Replace(allTypesData)
 )
 
+// vectorTypesSchema and vectorTypesData are allTypesSchema and
+// allTypesData with Cassandra 5.0's vector columns — fixed-length elements
+// (float, a nested vector) and variable-length ones (text, frozen list), a
+// static vector, a TTL, a cell deletion — for the versions that hold them
+// (version.HasVectorType); vectorKeysSchema and vectorKeysData put vectors
+// in the partition key and in both clustering columns, one DESC, with a
+// range deletion over vector bounds and enough rows to cut row-index
+// blocks. Floats have short decimal forms, which Java 17's Float.toString
+// prints as castable does.
+var (
+	vectorTypesSchema = strings.Replace(allTypesSchema, "  PRIMARY KEY (pk, ck));",
+		"  c_vec vector<float, 3>, c_vtext vector<text, 2>, c_vnest vector<vector<int, 2>, 2>, c_vlist vector<frozen<list<int>>, 2>,\n  st_vec vector<float, 2> static,\n  PRIMARY KEY (pk, ck));", 1)
+	vectorTypesData = allTypesData + `INSERT INTO ks.all_types (pk, ck, c_vec, c_vtext, c_vnest, c_vlist, st_vec) VALUES (8, 'v', [1.5, -2, 0.25], ['a', ''], [[1, 2], [3, 4]], [[5], []], [3, 4]);
+INSERT INTO ks.all_types (pk, ck, c_vtext) VALUES (8, 'x', ['` + strings.Repeat("long ", 40) + `', 'ü']);
+UPDATE ks.all_types USING TTL 600 SET c_vec = [0, 0, 1] WHERE pk = 8 AND ck = 'w';
+DELETE c_vnest FROM ks.all_types WHERE pk = 8 AND ck = 'x';
+UPDATE ks.all_types SET st_vec = [-0.5, 8] WHERE pk = 9;
+`
+	vectorKeysSchema = `CREATE TABLE ks.vec_keys (k vector<int, 2>, c1 vector<text, 2>, c2 vector<float, 2>, v vector<bigint, 1>, w text,
+  PRIMARY KEY (k, c1, c2)) WITH CLUSTERING ORDER BY (c1 DESC, c2 ASC);`
+	vectorKeysData = func() string {
+		var b strings.Builder
+		b.WriteString("INSERT INTO ks.vec_keys (k, c1, c2, v) VALUES ([1, 2], ['a', 'b'], [1.5, -2], [9000000000]);\n")
+		b.WriteString("INSERT INTO ks.vec_keys (k, c1, c2, v) VALUES ([1, 2], ['', 'b'], [0, 0], [-1]);\n")
+		b.WriteString("INSERT INTO ks.vec_keys (k, c1, c2) VALUES ([-1, 0], ['z', ''], [-0.25, 0.125]);\n")
+		for i := 0; i < 300; i++ {
+			fmt.Fprintf(&b, "INSERT INTO ks.vec_keys (k, c1, c2, w) VALUES ([7, 7], ['row %03d', 'x'], [%d, 0.5], '%s');\n", i, i%7, strings.Repeat("w", 40))
+		}
+		b.WriteString("DELETE FROM ks.vec_keys WHERE k = [7, 7] AND c1 > ['row 100', 'x'] AND c1 < ['row 120', 'x'];\n")
+		b.WriteString("DELETE FROM ks.vec_keys WHERE k = [1, 2] AND c1 = ['a', 'b'] AND c2 = [1.5, -2];\n")
+		return b.String()
+	}()
+)
+
 // TestCassandraReadsEveryVersion: the SSTables castable writes in each
 // version open in Cassandra's own readers — 3.11's for la … me, 5.0's for
 // ma … oa — and Cassandra's sstabledump JSON of them equals castable's
@@ -80,52 +114,108 @@ func TestCassandraReadsEveryVersion(t *testing.T) {
 	}
 	allSchema, allData := files("all", allTypesSchema, allTypesData)
 	laSchemaFile, laDataFile := files("la", laSchema, laData)
+	vecSchema, vecData := files("vec", vectorTypesSchema, vectorTypesData)
+	keysSchema, keysData := files("keys", vectorKeysSchema, vectorKeysData)
 	for _, f := range sstables.Formats(true) {
 		v := f.Version()
 		if v.Tries() {
 			continue // the BTI formats have their own test
 		}
+		// Cassandra 3.11 reads 2.2's la and its own ma … me; 5.0 reads ma
+		// on, and alone knows vectors.
 		var oracles []*oracle.Oracle
-		if v.String() <= "me" {
+		if v.LegacyCells() || v.StreamsTo(3) {
 			oracles = append(oracles, o311)
 		}
 		if !v.LegacyCells() {
 			oracles = append(oracles, o50)
 		}
-		schemaFile, cqlFile, ddl := allSchema, allData, allTypesSchema
-		if v.LegacyCells() {
-			schemaFile, cqlFile, ddl = laSchemaFile, laDataFile, laSchema
+		type tableCase struct{ name, schemaFile, cqlFile, ddl string }
+		cases := []tableCase{{"all", allSchema, allData, allTypesSchema}}
+		switch {
+		case v.LegacyCells():
+			cases[0] = tableCase{"all", laSchemaFile, laDataFile, laSchema}
+		case v.HasVectorType():
+			cases = []tableCase{{"vectors", vecSchema, vecData, vectorTypesSchema}, {"vector keys", keysSchema, keysData, vectorKeysSchema}}
+			oracles = []*oracle.Oracle{o50}
 		}
 		t.Run(v.String(), func(t *testing.T) {
-			out := filepath.Join(dir, v.String())
-			if _, err := Write(context.Background(), quietEnv(), WriteOptions{Schema: schemaFile, CQL: cqlFile, Out: out, Format: v.String(),
-				Generation: 1, Timestamp: 1700000000000000, ColumnIndexSizeKB: 1}); err != nil {
-				t.Fatal(err)
-			}
-			var ours bytes.Buffer
-			if err := Dump(&Env{Stdout: &ours, Stderr: io.Discard}, DumpOptions{SSTable: out, Schema: schemaFile, RawTimestamps: true}); err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range oracles {
-				res, err := o.Read(out, ddl, oracle.Options{JSON: true})
-				if err != nil {
+			for _, tc := range cases {
+				out := filepath.Join(dir, v.String(), strings.ReplaceAll(tc.name, " ", "_"))
+				if _, err := Write(context.Background(), quietEnv(), WriteOptions{Schema: tc.schemaFile, CQL: tc.cqlFile, Out: out, Format: v.String(),
+					Generation: 1, Timestamp: 1700000000000000, ColumnIndexSizeKB: 1}); err != nil {
 					t.Fatal(err)
 				}
-				diff, err := oracle.DiffDumps(ours.Bytes(), res.Stdout)
-				if err != nil {
+				var ours bytes.Buffer
+				if err := Dump(&Env{Stdout: &ours, Stderr: io.Discard}, DumpOptions{SSTable: out, Schema: tc.schemaFile, RawTimestamps: true}); err != nil {
 					t.Fatal(err)
 				}
-				if diff != "" {
-					t.Errorf("%s sees other data than castable in %s:\n%s", o.Name, v, diff)
+				for _, o := range oracles {
+					res, err := o.Read(out, tc.ddl, oracle.Options{JSON: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					diff, err := oracle.DiffDumps(ours.Bytes(), res.Stdout)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if diff != "" {
+						t.Errorf("%s sees other data than castable in %s (%s):\n%s", o.Name, v, tc.name, diff)
+					}
 				}
 			}
 		})
 	}
 }
 
+// TestVectorsRefusedByOldVersions: a vector column into a version whose
+// Cassandra has no vector type is an error naming the column and the
+// version, from write and from convert alike, and nothing is left behind.
+func TestVectorsRefusedByOldVersions(t *testing.T) {
+	dir := t.TempDir()
+	schemaFile := filepath.Join(dir, "vec.cql")
+	cqlFile := filepath.Join(dir, "vec-data.cql")
+	if err := os.WriteFile(schemaFile, []byte(vectorTypesSchema), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cqlFile, []byte(vectorTypesData), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "oa")
+	if _, err := Write(context.Background(), quietEnv(), WriteOptions{Schema: schemaFile, CQL: cqlFile, Out: src, Format: "oa", Generation: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range sstables.Formats(true) {
+		v := f.Version()
+		for _, how := range []string{"write", "convert"} {
+			out := filepath.Join(dir, how+"-"+v.String())
+			var err error
+			if how == "write" {
+				_, err = Write(context.Background(), quietEnv(), WriteOptions{Schema: schemaFile, CQL: cqlFile, Out: out, Format: v.String(), Generation: 1})
+			} else {
+				_, err = Convert(context.Background(), quietEnv(), ConvertOptions{SSTables: []string{src}, Out: out, To: v.String(), Generation: 1, Schema: schemaFile})
+			}
+			if v.HasVectorType() {
+				if err != nil {
+					t.Errorf("%s %s: %v", how, v, err)
+				}
+				continue
+			}
+			if err == nil || !strings.Contains(err.Error(), "column st_vec is a vector<float, 2>") || !strings.Contains(err.Error(), "version "+v.String()) ||
+				!strings.Contains(err.Error(), "has no vector type") || ExitCode(err) != ExitData {
+				t.Errorf("%s %s: %v", how, v, err)
+			}
+			if descs, _ := resolveSSTables([]string{out}); len(descs) > 0 {
+				t.Errorf("%s %s left %v", how, v, descs)
+			}
+		}
+	}
+}
+
 // TestCassandraReadsBTI: the da SSTables castable writes open in Cassandra
 // 5.0's own BTI reader, which sees the same data as castable's dump: every
-// CQL type, collections, statics and every kind of deletion (allTypesData);
+// CQL type, collections, statics and every kind of deletion, vectors
+// (vectorTypesData) and vectors in both keys (vectorKeysData);
 // a partition of 4,000 rows of 1 KiB with a 1 KiB column index, whose Rows.db trie
 // spans several pages; and 6,000 partitions, whose Partitions.db trie
 // spans several pages.
@@ -133,11 +223,11 @@ func TestCassandraReadsBTI(t *testing.T) {
 	o50 := oracle.Cassandra50(t)
 	dir := t.TempDir()
 	schemaFile := filepath.Join(dir, "all.cql")
-	if err := os.WriteFile(schemaFile, []byte(allTypesSchema), 0o644); err != nil {
+	if err := os.WriteFile(schemaFile, []byte(vectorTypesSchema), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var data strings.Builder
-	data.WriteString(allTypesData)
+	data.WriteString(vectorTypesData)
 	for i := 0; i < 4000; i++ {
 		fmt.Fprintf(&data, "INSERT INTO ks.all_types (pk, ck, c_text, c_list) VALUES (7, 'row %05d of a large partition', '%s', [%d]);\n", i, strings.Repeat("v", 1000), i)
 	}
@@ -172,7 +262,7 @@ func TestCassandraReadsBTI(t *testing.T) {
 	if err := Dump(&Env{Stdout: &ours, Stderr: io.Discard}, DumpOptions{SSTable: out, Schema: schemaFile, RawTimestamps: true}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := o50.Read(out, allTypesSchema, oracle.Options{JSON: true})
+	got, err := o50.Read(out, vectorTypesSchema, oracle.Options{JSON: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,4 +276,46 @@ func TestCassandraReadsBTI(t *testing.T) {
 	if diff != "" {
 		t.Errorf("%s sees other data than castable in da:\n%s", o50.Name, diff)
 	}
+	// Vectors in the partition key and both clustering columns (one DESC):
+	// Partitions.db and Rows.db hold their byte-comparable forms.
+	keysSchema := filepath.Join(dir, "keys.cql")
+	keysData := filepath.Join(dir, "keys-data.cql")
+	if err := os.WriteFile(keysSchema, []byte(vectorKeysSchema), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keysData, []byte(vectorKeysData), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	keysOut := filepath.Join(dir, "da-keys")
+	if _, err := Write(context.Background(), quietEnv(), WriteOptions{Schema: keysSchema, CQL: keysData, Out: keysOut, Format: "da",
+		Generation: 1, Timestamp: 1700000000000000, ColumnIndexSizeKB: 1}); err != nil {
+		t.Fatal(err)
+	}
+	ours.Reset()
+	if err := Dump(&Env{Stdout: &ours, Stderr: io.Discard}, DumpOptions{SSTable: keysOut, Schema: keysSchema, RawTimestamps: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = o50.Read(keysOut, vectorKeysSchema, oracle.Options{JSON: true}); err != nil {
+		t.Fatal(err)
+	}
+	if diff, err = oracle.DiffDumps(ours.Bytes(), got.Stdout); err != nil {
+		t.Fatal(err)
+	}
+	if diff != "" {
+		t.Errorf("%s sees other data than castable in da with vector keys:\n%s", o50.Name, diff)
+	}
+	// castable's own use of the tries: verify walks them against Data.db,
+	// a -k lookup goes through Partitions.db.
+	var stderr bytes.Buffer
+	if err := Verify(&Env{Stdout: io.Discard, Stderr: &stderr}, VerifyOptions{SSTables: []string{keysOut}, Schema: keysSchema, Strict: true}); err != nil {
+		t.Fatalf("verify: %v\n%s", err, stderr.String())
+	}
+	var one bytes.Buffer
+	if err := Dump(&Env{Stdout: &one, Stderr: io.Discard}, DumpOptions{SSTable: keysOut, Schema: keysSchema, Keys: []string{"0000000700000007"}, Canonical: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(one.Bytes(), []byte(`"type":"row"`)) + bytes.Count(one.Bytes(), []byte(`"type": "row"`)); n != 300-19 {
+		t.Errorf("dump -k [7, 7]: %d rows, want 281", n)
+	}
+
 }

@@ -118,7 +118,7 @@ func TestWritePartitioners(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r, err := openSSTable(desc, nil)
+				r, err := openSSTable(desc, nil, false)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -119,7 +119,7 @@ func TestDumpCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := openSSTable(desc, nil)
+			r, err := openSSTable(desc, nil, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -281,7 +281,7 @@ func TestLookupPositionMatchesScan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := openSSTable(descs[0], nil)
+			r, err := openSSTable(descs[0], nil, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -94,7 +94,7 @@ func rebuildOne(d sstables.Descriptor, opts RebuildOptions, interval int, warn s
 			return
 		}
 		warn.Warn(w)
-	})
+	}, false)
 	if err != nil {
 		return nil, err
 	}

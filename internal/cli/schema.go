@@ -17,11 +17,16 @@ const maxSchemaFile = 16 << 20
 // loadSchema parses a CQL schema file (CREATE TYPE / CREATE TABLE
 // statements, as cqlsh DESCRIBE prints them) and returns the parsed schema.
 func loadSchema(path string) (*cql.Schema, error) {
+	return loadSchemaTypes(path, schema.TypeOptions{})
+}
+
+// loadSchemaTypes is loadSchema parsing types with the given options.
+func loadSchemaTypes(path string, types schema.TypeOptions) (*cql.Schema, error) {
 	src, err := readSmallFile(path, maxSchemaFile)
 	if err != nil {
 		return nil, err
 	}
-	s, err := cql.ParseSchema(string(src))
+	s, err := cql.ParseSchemaOptions(string(src), types)
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", path, err)
 	}
@@ -58,13 +63,19 @@ func tableNames(s *cql.Schema) string {
 // loadTable loads the table of a --schema/--table pair; it returns nil
 // when no schema file is given.
 func loadTable(path, name string) (*schema.Table, error) {
+	return loadTableTypes(path, name, false)
+}
+
+// loadTableTypes is loadTable, with a custom class castable does not know
+// read as opaque bytes when opaque is set.
+func loadTableTypes(path, name string, opaque bool) (*schema.Table, error) {
 	if path == "" {
 		if name != "" {
 			return nil, Usagef("--table needs --schema")
 		}
 		return nil, nil
 	}
-	s, err := loadSchema(path)
+	s, err := loadSchemaTypes(path, schema.TypeOptions{OpaqueUnknownTypes: opaque})
 	if err != nil {
 		return nil, err
 	}

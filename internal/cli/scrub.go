@@ -64,7 +64,7 @@ type ScrubOptions struct {
 // at all; the reports are returned either way.
 func Scrub(ctx context.Context, env *Env, opts ScrubOptions) ([]*scrub.Report, error) {
 	start := time.Now()
-	descs, table, format, err := rewriteSetup("scrub", opts.Out, opts.SSTables, opts.Schema, opts.Table, opts.To, opts.ColumnIndexSizeKB, opts.Compression, opts.ChunkLengthKB)
+	descs, table, format, err := rewriteSetup("scrub", opts.Out, opts.SSTables, opts.Schema, opts.Table, opts.To, opts.ColumnIndexSizeKB, opts.Compression, opts.ChunkLengthKB, false)
 	if err != nil {
 		return nil, err
 	}

@@ -178,9 +178,10 @@ func prefixSSTables(prefix string) []sstables.Descriptor {
 const scanReadAhead = 2
 
 // openSSTable opens desc for reading, with table or (nil) the schema the
-// version recovers by itself.
-func openSSTable(desc sstables.Descriptor, table *schema.Table) (sstables.Reader, error) {
-	r, err := sstables.OpenAny(desc, table, sstables.ReaderOptions{ReadAhead: scanReadAhead})
+// version recovers by itself; opaque reads types castable does not know as
+// opaque bytes.
+func openSSTable(desc sstables.Descriptor, table *schema.Table, opaque bool) (sstables.Reader, error) {
+	r, err := sstables.OpenAny(desc, table, sstables.ReaderOptions{ReadAhead: scanReadAhead, OpaqueUnknownTypes: opaque})
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,11 @@ type VerifyOptions struct {
 	// Strict fails an SSTable that has warnings (what the databases read
 	// although it is odd: see sstables.Warning) as if it were damaged.
 	Strict bool
+	// OpaqueUnknownTypes reads a column whose type is a marshal class
+	// castable does not know (in the serialization header or a --schema
+	// custom type) as opaque length-prefixed bytes, printed as hex, instead
+	// of failing (sstables.ReaderOptions.OpaqueUnknownTypes).
+	OpaqueUnknownTypes bool
 }
 
 // Verify checks every chunk checksum, the digest, and that every component
@@ -34,7 +39,7 @@ func Verify(env *Env, opts VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	table, err := loadTable(opts.Schema, opts.Table)
+	table, err := loadTableTypes(opts.Schema, opts.Table, opts.OpaqueUnknownTypes)
 	if err != nil {
 		return err
 	}
@@ -48,7 +53,7 @@ func Verify(env *Env, opts VerifyOptions) error {
 	var firstErr error
 	for _, d := range descs {
 		var warnings sstables.WarningList
-		err := verifyOne(d, table, warnings.Add)
+		err := verifyOne(d, table, warnings.Add, opts.OpaqueUnknownTypes)
 		prog.clear()
 		for _, w := range warnings.Warnings() {
 			fmt.Fprintln(env.stderr(), warnPrefix+w.String())
@@ -97,8 +102,8 @@ func (e *StrictError) Error() string {
 	return fmt.Sprintf("%d warnings (--strict makes them failures); the first: %s", len(e.Warnings), e.Warnings[0])
 }
 
-func verifyOne(d sstables.Descriptor, table *schema.Table, warn sstables.WarnFunc) error {
-	r, err := openSSTableWarn(d, table, warn)
+func verifyOne(d sstables.Descriptor, table *schema.Table, warn sstables.WarnFunc, opaque bool) error {
+	r, err := openSSTableWarn(d, table, warn, opaque)
 	if err != nil {
 		return err
 	}

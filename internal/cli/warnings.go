@@ -30,6 +30,6 @@ func warnPrinter(env *Env) sstables.WarnFunc {
 
 // openSSTableWarn is openSSTable that reports what the reader tolerates to
 // warn.
-func openSSTableWarn(desc sstables.Descriptor, table *schema.Table, warn sstables.WarnFunc) (sstables.Reader, error) {
-	return sstables.OpenAny(desc, table, sstables.ReaderOptions{ReadAhead: scanReadAhead, Warn: warn})
+func openSSTableWarn(desc sstables.Descriptor, table *schema.Table, warn sstables.WarnFunc, opaque bool) (sstables.Reader, error) {
+	return sstables.OpenAny(desc, table, sstables.ReaderOptions{ReadAhead: scanReadAhead, Warn: warn, OpaqueUnknownTypes: opaque})
 }

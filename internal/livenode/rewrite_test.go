@@ -262,7 +262,7 @@ func statisticsBesidesLostDeletions(t *testing.T, got, want string) (diff, maske
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := sstables.ReadStatistics(nil, desc, nil)
+		st, err := sstables.ReadStatistics(nil, desc, sstables.ReaderOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

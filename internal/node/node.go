@@ -632,8 +632,10 @@ func (n *Node) Load(ks, table, dir string) error {
 			return err
 		}
 	} else {
-		// import takes keyspace and table from the directory names (and
-		// ignores a directory whose name holds a '-'): .../ks/table.
+		// import parses each file's directory as the table's and the one
+		// above as the keyspace's (Descriptor.fromFile) and silently
+		// skips a file whose names do not parse — a '-' or '.' in either,
+		// as in the node's work directory: load from …/<ks>/<table>/.
 		tmp, err := os.MkdirTemp(n.Dir, "import")
 		if err != nil {
 			return err

@@ -126,8 +126,22 @@ func FuzzReadStatistics(f *testing.F) {
 	for i, name := range versions {
 		index[name] = uint8(i)
 	}
+	vec, _ := schema.VectorOf(schema.Float, 3)
+	nested, _ := schema.VectorOf(vec, 2)
 	for _, ref := range refSSTables(f, true) {
-		f.Add(ref.read(f, "Statistics.db"), index[ref.version.String()])
+		b := ref.read(f, "Statistics.db")
+		f.Add(b, index[ref.version.String()])
+		// The same with vector columns in the serialization header, in
+		// Cassandra's spelling and ScyllaDB's.
+		if st, err := sstables.DecodeStatistics(b, ref.version, "seed"); err == nil && st.Header != nil && len(st.Header.Regular) > 0 {
+			for i, typ := range []*schema.Type{vec, nested} {
+				c := &st.Header.Regular[i%len(st.Header.Regular)]
+				c.Type, c.TypeName = typ, typ.MarshalNameStyle(schema.MarshalStyle(i))
+			}
+			if out, err := sstables.AppendStatistics(nil, st, ref.version); err == nil {
+				f.Add(out, index[ref.version.String()])
+			}
+		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte, vi uint8) {
 		v := version.MustParse(versions[int(vi)%len(versions)])

@@ -108,6 +108,9 @@ func NewWriter(table *schema.Table, opts sstables.WriterOptions, laOpts Options)
 	if params.Codec == compress.Zstd {
 		return nil, fmt.Errorf("la: Cassandra 2.2 has no Zstd compressor")
 	}
+	if err := sstables.CheckTypes(Version, table); err != nil {
+		return nil, fmt.Errorf("la: %w", err)
+	}
 	if err := checkTable(table); err != nil {
 		return nil, err
 	}

@@ -57,6 +57,7 @@ const (
 	scylla
 	writable
 	legacyFileName
+	vectorType
 )
 
 // LZ4Encoder names the LZ4 fast compressor a release's LZ4Compressor
@@ -145,6 +146,10 @@ type Profile struct {
 	// writers take it from the version they write (Version.Profile, like
 	// DefaultChunkLength), not from a profile carried over from an input.
 	LZ4 LZ4Encoder
+	// ScyllaTypeNames says the serialization header spells type names as
+	// ScyllaDB does where it differs from Cassandra: VectorType(T, n)
+	// rather than VectorType(T , n) (schema.MarshalScylla).
+	ScyllaTypeNames bool
 }
 
 // info is one row of the table.
@@ -169,7 +174,7 @@ var (
 	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DoubleCellCounts: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
 	profile40      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64}
 	profile50      = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64, OrderedTOC: true, LiveComplexDeletionWrap: true}
-	profileScylla  = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, NaNCompressionRatio: true, ScyllaCompressionRatio: true, UnroundedDropTimes: true, ZeroCommitLogBounds: true}
+	profileScylla  = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, NaNCompressionRatio: true, ScyllaCompressionRatio: true, UnroundedDropTimes: true, ZeroCommitLogBounds: true, ScyllaTypeNames: true}
 	profile50bti   = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb16, OrderedTOC: true, LiveComplexDeletionWrap: true}
 )
 
@@ -193,12 +198,12 @@ var versions = []info{
 	{"md", "Cassandra 3.0.18–3.0.24, 3.11.4–3.11.10", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | writable, profile311},
 	{"me", "Cassandra 3.0.25+, 3.11.11+", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | writable, profile311},
 	{"na", "Cassandra 4.0 pre-releases", base40 | writable, profile40pre},
-	{"nb", "Cassandra 4.0.0–4.1, 5.0 in compatibility mode", base40 | originatingHostID | writable, profile40},
-	{"nc", "unreleased Cassandra trunk builds of 2023", base40 | originatingHostID | partitionDeletionMarker | trailingImprovedMinMax | keyRange | writable, profile50},
-	{"oa", "Cassandra 5.0", base50 | writable, profile50},
-	{"da", "Cassandra 5.0 (BTI)", base50 | accurateMinMax | tries | writable, profile50bti},
-	{"ms", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla | writable, profileScylla},
-	{"mt", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla | writable, profileScylla},
+	{"nb", "Cassandra 4.0.0–4.1, 5.0 in compatibility mode", base40 | originatingHostID | writable | vectorType, profile40},
+	{"nc", "unreleased Cassandra trunk builds of 2023", base40 | originatingHostID | partitionDeletionMarker | trailingImprovedMinMax | keyRange | writable | vectorType, profile50},
+	{"oa", "Cassandra 5.0", base50 | writable | vectorType, profile50},
+	{"da", "Cassandra 5.0 (BTI)", base50 | accurateMinMax | tries | writable | vectorType, profile50bti},
+	{"ms", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla | writable | vectorType, profileScylla},
+	{"mt", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla | writable | vectorType, profileScylla},
 }
 
 // Version is one SSTable format version. The zero Version is invalid.
@@ -396,6 +401,17 @@ func (v Version) UIntDeletionTime() bool { return v.has(uintDeletionTime) }
 // HasTokenSpaceCoverage reports whether Statistics.db holds the fraction of
 // the token space the SSTable covers (oa on).
 func (v Version) HasTokenSpaceCoverage() bool { return v.has(tokenSpaceCoverage) }
+
+// HasVectorType reports whether a release that writes v writes vector<T,
+// n> columns (Cassandra 5.0's VectorType, CASSANDRA-18504): nb (5.0 in its
+// compatibility mode writes nb; 4.x does not know the type), nc (the trunk
+// and 5.0-alpha builds of June–November 2023 had both), oa, da, and
+// ScyllaDB's ms and mt (ScyllaDB 2025.2 added vector_type_impl; ms and mt
+// came after it). Not la, ma … me or na: Cassandra 2.2 … 3.11 and the 4.0
+// pre-releases have no VectorType. ScyllaDB 2025.2+ also writes vectors
+// into its md and me files, but those letters are Cassandra 3.x's too,
+// whose readers cannot load the type; castable does not write them.
+func (v Version) HasVectorType() bool { return v.has(vectorType) }
 
 // StreamsTo reports whether Cassandra of major release r (3, 4 or 5)
 // accepts v when streaming (sstableloader, repair): only its own major

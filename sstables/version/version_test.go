@@ -41,6 +41,7 @@ func TestPredicates(t *testing.T) {
 		{"HasKeyRange", Version.HasKeyRange, "-  -  -  -  -  -  -  -  -  -  x  x  x  -  -"},
 		{"UIntDeletionTime", Version.UIntDeletionTime, "-  -  -  -  -  -  -  -  -  -  -  x  x  -  -"},
 		{"HasTokenSpaceCoverage", Version.HasTokenSpaceCoverage, "-  -  -  -  -  -  -  -  -  -  -  x  x  -  -"},
+		{"HasVectorType", Version.HasVectorType, "-  -  -  -  -  -  -  -  -  x  x  x  x  x  x"},
 	}
 	if got := strings.Join(Names(), " "); got != names {
 		t.Fatalf("versions %q, want %q", got, names)

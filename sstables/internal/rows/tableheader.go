@@ -60,6 +60,14 @@ func HeaderColumns(table *schema.Table, list []HeaderColumn, kind schema.ColumnK
 		if c.Type.IsComplex() != hc.Type.IsComplex() {
 			return nil, fmt.Errorf("column %q: type %s in the serialization header does not match the table's %s", hc.Name, hc.TypeName, c.Type.MarshalName())
 		}
+		// Data.db stores a fixed-length type's values without a length:
+		// a table type of another layout would misread every row (a
+		// vector<float, 3> read as a blob, say). An opaque header type
+		// (an unknown class read on request) has no known layout: the
+		// table's is taken.
+		if hf, tf := hc.Type.FixedLength(), c.Type.FixedLength(); hf != tf && !(hc.Type.Kind == schema.KindCustom && hf == 0) {
+			return nil, fmt.Errorf("column %q: the serialization header's type %s is stored as %s, the table's %s as %s", hc.Name, hc.TypeName, layoutName(hf), c.Type, layoutName(tf))
+		}
 		cols = append(cols, c)
 	}
 	sort.SliceStable(cols, func(i, j int) bool { return cols[i].Index < cols[j].Index })
@@ -86,4 +94,13 @@ func CheckTableMatchesHeader(table *schema.Table, h *Header) error {
 		}
 	}
 	return nil
+}
+
+// layoutName says how Data.db stores a value of fixed length n (0:
+// variable).
+func layoutName(n int) string {
+	if n == 0 {
+		return "length-prefixed values"
+	}
+	return fmt.Sprintf("%d-byte values without a length", n)
 }

@@ -89,7 +89,7 @@ func Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOpt
 	}
 	r.toc = toc
 	statsPath := desc.Path(sstables.ComponentStatistics)
-	if r.stats, err = sstables.ReadStatistics(fsys, desc, opts.Warn); err != nil {
+	if r.stats, err = sstables.ReadStatistics(fsys, desc, opts); err != nil {
 		return nil, err
 	}
 	if r.part, err = sstables.FilePartitioner(r.stats.Partitioner, statsPath); err != nil {

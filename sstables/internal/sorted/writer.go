@@ -112,6 +112,9 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 	if table == nil {
 		return nil, errors.New("sstables: NewWriter needs a table")
 	}
+	if err := sstables.CheckTypes(v, table); err != nil {
+		return nil, fmt.Errorf("sstables: %w", err)
+	}
 	desc, err := opts.Descriptor(v)
 	if err != nil {
 		return nil, err
@@ -162,7 +165,11 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 	if opts.Stats.Known {
 		enc.SetMinLocalDeletionTime(opts.Stats.MinLocalDeletionTime)
 	}
-	w.header = sstables.NewSerializationHeader(table, enc, static, regular)
+	style := schema.MarshalCassandra
+	if profile.ScyllaTypeNames {
+		style = schema.MarshalScylla
+	}
+	w.header = sstables.NewSerializationHeaderStyle(table, enc, static, regular, style)
 	w.aux = newAuxBuilders(v, w.profile, table, &opts)
 	w.coll = rows.NewCollector(table, w.header.ClusteringTypes, rows.CollectorOptions{
 		WholePrefix:           v.HasAccurateMinMax() || v.HasImprovedMinMax(),
