@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/castable-db/castable/internal/node"
 	"github.com/castable-db/castable/internal/testdata"
 	"github.com/castable-db/castable/jsondump"
 )
@@ -23,12 +22,9 @@ var (
 	buildOut  []byte
 )
 
-// TestMain stops the live nodes the tests started (node.Main's work;
-// node.Get starts them on first use) and removes the binary the end-to-end
-// tests built.
+// TestMain removes the binary the end-to-end tests built.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	node.StopAll()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

@@ -36,8 +36,8 @@ func readBy(release string) []version.Version {
 
 // TestNodeLoadsWhatCastableWrites: for each release, random workloads
 // (every type, collections frozen and not, UDTs, statics, TTLs, every
-// kind of deletion; and a counter table) are written by castable in every
-// version the release reads, loaded into the live node (5.0 nodetool
+// kind of deletion; a counter table; vectors in the versions that hold
+// them) are written by castable in every version the release reads, loaded into the live node (5.0 nodetool
 // import, 3.11 refresh), and SELECT * of each equals SELECT * of a table
 // the same statements were sent to over CQL.
 func TestNodeLoadsWhatCastableWrites(t *testing.T) {
@@ -51,12 +51,20 @@ func TestNodeLoadsWhatCastableWrites(t *testing.T) {
 				seeds = seeds[:1]
 			}
 			for _, seed := range seeds {
-				for _, kind := range []string{"all", "counters", "legacy"} {
+				for _, kind := range []string{"all", "counters", "legacy", "vectors"} {
 					versions := readBy(f.Release)
 					var o workload.Options
 					switch kind {
 					case "counters":
 						o.Counters = true
+					case "vectors":
+						o.Vectors = true
+						versions = nil
+						for _, v := range readBy(f.Release) {
+							if v.HasVectorType() && !v.LegacyCells() {
+								versions = append(versions, v)
+							}
+						}
 					case "legacy":
 						o.Legacy = true
 						versions = nil

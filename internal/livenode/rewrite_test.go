@@ -109,7 +109,7 @@ func TestCastableRewritesWhatNodesWrite(t *testing.T) {
 			for _, kind := range []string{"all", "counters"} {
 				t.Run(kind, func(t *testing.T) {
 					ks := n.Keyspace(t)
-					w := workload.Generate(ks, workload.Options{Seed: 7, Counters: kind == "counters", Statements: 300})
+					w := workload.Generate(ks, workload.Options{Seed: 7, Counters: kind == "counters", Statements: 300, Vectors: f.Release == "5.0"})
 					createTypes(t, n, w)
 					create(t, n, w, w.Table)
 					// Size-tiered (5.0-era trunk defaults to the unified

@@ -1,9 +1,11 @@
-package cli
+package livenode
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/castable-db/castable/internal/cli"
+	"github.com/castable-db/castable/internal/workload"
 	"io"
 	"os"
 	"path/filepath"
@@ -83,7 +85,7 @@ func TestNodeVectors(t *testing.T) {
 	if err := os.WriteFile(schemaFile, []byte(ddl), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	descs, err := resolveSSTables([]string{dir})
+	descs, err := sstables.ListSSTables(sstables.OSFS, dir)
 	if err != nil || len(descs) != 1 {
 		t.Fatalf("the node's flush: %v, %v", descs, err)
 	}
@@ -94,10 +96,10 @@ func TestNodeVectors(t *testing.T) {
 
 	t.Run("verify", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer
-		if err := Verify(&Env{Stdout: &stdout, Stderr: &stderr}, VerifyOptions{SSTables: []string{dir}, Strict: true}); err != nil {
+		if err := cli.Verify(&cli.Env{Stdout: &stdout, Stderr: &stderr}, cli.VerifyOptions{SSTables: []string{dir}, Strict: true}); err != nil {
 			t.Fatalf("%v\n%s", err, stderr.String())
 		}
-		if err := Verify(&Env{Stdout: &stdout, Stderr: &stderr}, VerifyOptions{SSTables: []string{dir}, Schema: schemaFile, Strict: true}); err != nil {
+		if err := cli.Verify(&cli.Env{Stdout: &stdout, Stderr: &stderr}, cli.VerifyOptions{SSTables: []string{dir}, Schema: schemaFile, Strict: true}); err != nil {
 			t.Fatalf("with the schema: %v\n%s", err, stderr.String())
 		}
 	})
@@ -126,7 +128,7 @@ func TestNodeVectors(t *testing.T) {
 		}
 		for _, schema := range []string{schemaFile, ""} {
 			var ours bytes.Buffer
-			if err := Dump(&Env{Stdout: &ours, Stderr: io.Discard}, DumpOptions{SSTable: dir, Schema: schema, RawTimestamps: true}); err != nil {
+			if err := cli.Dump(&cli.Env{Stdout: &ours, Stderr: io.Discard}, cli.DumpOptions{SSTable: dir, Schema: schema, RawTimestamps: true}); err != nil {
 				t.Fatal(err)
 			}
 			if schema == "" {
@@ -149,7 +151,7 @@ func TestNodeVectors(t *testing.T) {
 
 	t.Run("convert", func(t *testing.T) {
 		out := filepath.Join(work, "convert")
-		if _, err := Convert(context.Background(), quietEnv(), ConvertOptions{SSTables: []string{dir}, Out: out, To: "oa", Generation: desc.Generation}); err != nil {
+		if _, err := cli.Convert(context.Background(), quiet(), cli.ConvertOptions{SSTables: []string{dir}, Out: out, To: "oa", Generation: desc.Generation}); err != nil {
 			t.Fatal(err)
 		}
 		ours := sstables.Descriptor{Dir: out, Version: desc.Version, Generation: desc.Generation}
@@ -196,7 +198,7 @@ func TestNodeVectors(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(work, "write")
-		wres, err := Write(context.Background(), quietEnv(), WriteOptions{Schema: loadSchema, CQL: cqlFile, Out: out, Format: "oa", Generation: 100})
+		wres, err := cli.Write(context.Background(), quiet(), cli.WriteOptions{Schema: loadSchema, CQL: cqlFile, Out: out, Format: "oa", Generation: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,18 +374,18 @@ func TestNodeVectorsBTI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	descs, err := resolveSSTables([]string{dir})
+	descs, err := sstables.ListSSTables(sstables.OSFS, dir)
 	if err != nil || len(descs) != 1 || descs[0].Version.String() != "da" || descs[0].Generation == 0 {
 		t.Fatalf("the node's flush: %v, %v", descs, err)
 	}
 	desc := descs[0]
 	var stderr bytes.Buffer
-	if err := Verify(&Env{Stdout: io.Discard, Stderr: &stderr}, VerifyOptions{SSTables: []string{dir}, Strict: true}); err != nil {
+	if err := cli.Verify(&cli.Env{Stdout: io.Discard, Stderr: &stderr}, cli.VerifyOptions{SSTables: []string{dir}, Strict: true}); err != nil {
 		t.Fatalf("verify: %v\n%s", err, stderr.String())
 	}
 	work := t.TempDir()
 	out := filepath.Join(work, "convert")
-	if _, err := Convert(context.Background(), quietEnv(), ConvertOptions{SSTables: []string{dir}, Out: out, To: "da", Generation: desc.Generation}); err != nil {
+	if _, err := cli.Convert(context.Background(), quiet(), cli.ConvertOptions{SSTables: []string{dir}, Out: out, To: "da", Generation: desc.Generation}); err != nil {
 		t.Fatal(err)
 	}
 	ours := sstables.Descriptor{Dir: out, Version: desc.Version, Generation: desc.Generation}
@@ -404,8 +406,8 @@ func TestNodeVectorsBTI(t *testing.T) {
 
 	// The other way, with vector clustering columns (ASC: the node refuses
 	// vector literals for a DESC one) and a partition of many blocks.
-	keysDDL := strings.NewReplacer("ks.vec_keys", ks+".keys", ") WITH CLUSTERING ORDER BY (c1 DESC, c2 ASC);", ");").Replace(vectorKeysSchema)
-	stmts := strings.Split(strings.TrimSpace(strings.ReplaceAll(vectorKeysData, "ks.vec_keys", ks+".keys")), ";\n")
+	keysDDL := strings.NewReplacer("ks.vec_keys", ks+".keys", ") WITH CLUSTERING ORDER BY (c1 DESC, c2 ASC);", ");").Replace(workload.VectorKeysSchema)
+	stmts := strings.Split(strings.TrimSpace(strings.ReplaceAll(workload.VectorKeysData(), "ks.vec_keys", ks+".keys")), ";\n")
 	for i := range stmts {
 		stmts[i] = strings.TrimSuffix(stmts[i], ";") + " USING TIMESTAMP 1700000000000000"
 		if strings.HasPrefix(stmts[i], "DELETE") {
@@ -422,7 +424,7 @@ func TestNodeVectorsBTI(t *testing.T) {
 		t.Fatal(err)
 	}
 	written := filepath.Join(work, "write")
-	if _, err := Write(context.Background(), quietEnv(), WriteOptions{Schema: schemaFile, CQL: cqlFile, Out: written, Format: "da", Generation: 100, ColumnIndexSizeKB: 1}); err != nil {
+	if _, err := cli.Write(context.Background(), quiet(), cli.WriteOptions{Schema: schemaFile, CQL: cqlFile, Out: written, Format: "da", Generation: 100, ColumnIndexSizeKB: 1}); err != nil {
 		t.Fatal(err)
 	}
 	rowsDB, err := os.Stat(filepath.Join(written, "da-100-bti-Rows.db"))
