@@ -368,6 +368,16 @@ func tableOptions(st *CreateTable) (schema.Options, error) {
 				err = semanticError(v.Pos, "default_time_to_live %d exceeds %d", n, maxTTL)
 			}
 			o.DefaultTimeToLive = n
+		case "gc_grace_seconds":
+			var n int
+			n, err = integer(0)
+			o.GCGraceSeconds, o.GCGraceSet = n, err == nil
+		case "compaction":
+			if !v.IsMap {
+				err = semanticError(v.Pos, "compaction must be a map")
+				break
+			}
+			o.Compaction = v.Map
 		default:
 			if o.Extra == nil {
 				o.Extra = map[string]string{}

@@ -158,7 +158,7 @@ CREATE TABLE other.kv (k text PRIMARY KEY, v int) WITH COMPACT STORAGE;
 	o := tab.Options
 	if o.Compression["class"] != "LZ4Compressor" || o.Compression["chunk_length_in_kb"] != "16" || o.BloomFilterFPChance != 0.1 ||
 		o.MinIndexInterval != 64 || o.MaxIndexInterval != 4096 || o.CRCCheckChance != 0.5 || o.DefaultTimeToLive != 3600 ||
-		o.Extra["comment"] != "hello" || o.Extra["gc_grace_seconds"] != "10" || o.Extra["caching"] != "{'keys': 'ALL'}" {
+		o.Extra["comment"] != "hello" || o.GCGrace() != 10 || o.Extra["caching"] != "{'keys': 'ALL'}" {
 		t.Errorf("options %+v", o)
 	}
 	kv := s.Table("other.kv")

@@ -445,6 +445,11 @@ func (f *Frozen) DataSize() int64 { return f.m.DataSize() }
 // MemoryUsed is Memtable.MemoryUsed at freeze time.
 func (f *Frozen) MemoryUsed() int64 { return f.m.MemoryUsed() }
 
+// Partition returns the i-th partition in SSTable order (0 ≤ i < Len()),
+// for readers that walk the memtable at their own pace (package table).
+// The partition belongs to the memtable, as with Ascend.
+func (f *Frozen) Partition(i int) *mutation.Partition { return &f.order[i].p }
+
 // Ascend calls fn for every partition in SSTable order (token, then key)
 // until fn returns false or an error. The partitions belong to the memtable:
 // fn must not modify or keep them beyond the memtable's life.

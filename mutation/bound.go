@@ -93,6 +93,11 @@ func (k BoundKind) IsEnd() bool {
 	return false
 }
 
+// BeforeClustering reports whether a prefix of kind k sorts before the rows
+// it is a prefix of (Cassandra's comparedToClustering < 0: the end-exclusive
+// and start-inclusive bounds and their boundary) rather than after them.
+func (k BoundKind) BeforeClustering() bool { return kindComparedToClustering[k&7] < 0 }
+
 // IsInclusive reports whether a bound kind includes the rows equal to its
 // prefix.
 func (k BoundKind) IsInclusive() bool { return k == InclStartBound || k == InclEndBound }

@@ -73,6 +73,13 @@ func reconcileCounter(a, b *Cell, nowInSec int64) (Cell, error) {
 	if len(b.Value) == 0 {
 		return *b, nil
 	}
+	return mergeCounterCells(a, b)
+}
+
+// mergeCounterCells merges two live counter cells' contexts with the
+// greater timestamp; the result is a new live cell unless one input already
+// was that result.
+func mergeCounterCells(a, b *Cell) (Cell, error) {
 	merged, which, err := mergeCounterContexts(a.Value, b.Value)
 	if err != nil {
 		return Cell{}, err

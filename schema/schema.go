@@ -156,7 +156,16 @@ type Options struct {
 	// (cassandra.yaml), never per table, and names it in every SSTable's
 	// Statistics.db; see package dht.
 	Partitioner string
-	// Extra keeps the other table options (caching, comment,
-	// gc_grace_seconds, ...) as written, for information only.
+	// GCGraceSeconds is gc_grace_seconds when GCGraceSet (an explicit 0
+	// is a real setting); otherwise Cassandra's default,
+	// DefaultGCGraceSeconds. GCGrace returns the effective value.
+	GCGraceSeconds int
+	GCGraceSet     bool
+	// Compaction is the compaction map as written in CQL ("class",
+	// "min_threshold", "only_purge_repaired_tombstones", …); nil means
+	// Cassandra's default (size-tiered).
+	Compaction map[string]string
+	// Extra keeps the other table options (caching, comment, ...) as
+	// written, for information only.
 	Extra map[string]string
 }

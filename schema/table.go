@@ -438,6 +438,18 @@ func (o Options) WithDefaults() Options {
 	return o
 }
 
+// GCGrace returns the table's gc_grace_seconds: GCGraceSeconds when set,
+// else DefaultGCGraceSeconds.
+func (o Options) GCGrace() int64 {
+	if o.GCGraceSet {
+		return int64(o.GCGraceSeconds)
+	}
+	return DefaultGCGraceSeconds
+}
+
+// DefaultGCGraceSeconds is Cassandra's gc_grace_seconds default (ten days).
+const DefaultGCGraceSeconds = 864000
+
 // CRCCheckNever is the CRCCheckChance of a table declared with
 // crc_check_chance = 0 (a probability below every draw: never verify).
 const CRCCheckNever = -1.0

@@ -284,6 +284,10 @@ func NewDataWriter(w io.Writer, opts DataWriterOptions) (*DataWriter, error) {
 	return dw, nil
 }
 
+// FileOffset returns the bytes handed to the file so far (the chunks
+// still being compressed not counted).
+func (w *DataWriter) FileOffset() int64 { return w.fileOff }
+
 // Position returns the number of uncompressed bytes written so far: the
 // Data.db position Index.db records for the next partition.
 func (w *DataWriter) Position() int64 { return w.pos }

@@ -55,6 +55,32 @@ type Writer interface {
 	Abort() error
 }
 
+// KeyFilter is implemented by readers that can tell from Filter.db
+// (read once, kept) whether a partition key may be in the SSTable.
+type KeyFilter interface {
+	MayContain(key []byte) (bool, error)
+}
+
+// MayContain reports whether r may hold key's partition: its bloom filter
+// says so, or it has none, or r cannot tell (no KeyFilter, or the filter
+// does not read: then it may).
+func MayContain(r Reader, key []byte) bool {
+	if f, ok := r.(KeyFilter); ok {
+		if may, err := f.MayContain(key); err == nil {
+			return may
+		}
+	}
+	return true
+}
+
+// DataSizer is implemented by writers that tell how much of Data.db they
+// have written: uncompressed bytes, and bytes on disk (the chunks still
+// being compressed not counted). A compaction cutting its output at a size
+// asks it between partitions.
+type DataSizer interface {
+	DataSize() (uncompressed, onDisk int64)
+}
+
 // AppendPieces writes p through w's StartPartition, AppendRow, AppendMarker
 // and EndPartition, its rows merged with its markers in clustering order
 // (t's comparator): what every Writer's Append does. fail turns an error of
@@ -226,6 +252,14 @@ type WriterOptions struct {
 	// Metadata carries Statistics.db values that do not follow from the
 	// data; the zero value is what a memtable flush writes.
 	Metadata Metadata
+	// ReproduceLostComplexDeletions writes a row's complex deletions only
+	// when its last complex column has one, as Cassandra 5.0 does (its
+	// BTreeRow.hasComplexDeletion looks at the last complex column only),
+	// losing the others on disk while Statistics.db still counts them: for
+	// reproducing what a 5.0 node writes byte for byte. By default castable
+	// writes every complex deletion: a lost one lets older collection
+	// elements reappear once the rows meet in a later merge.
+	ReproduceLostComplexDeletions bool
 	// TrailingEmptyChunk ends Data.db with an empty chunk, as Cassandra's
 	// compaction writer does (DataWriterOptions.TrailingEmptyChunk);
 	// CarryOver keeps an input's.
@@ -292,6 +326,21 @@ type DataStats struct {
 	// Columns are the static and regular columns that occur in the data
 	// (with a cell or a complex deletion); nil means all of the table's.
 	Columns []*schema.Column
+}
+
+// WithEpochs returns s with the values Cassandra's EncodingStats stores
+// for "no such value" in its minima (EncodingStats' constructor): the
+// timestamp epoch for mutation.NoTimestamp, the deletion time epoch for
+// mutation.NoDeletionTime, as a header built from Statistics.db minima
+// (a compaction's) needs.
+func (s DataStats) WithEpochs() DataStats {
+	if s.MinTimestamp == mutation.NoTimestamp {
+		s.MinTimestamp = timestampEpoch
+	}
+	if s.MinLocalDeletionTime == mutation.NoDeletionTime {
+		s.MinLocalDeletionTime = int64(localDeletionTimeEpoch)
+	}
+	return s
 }
 
 // Metadata are Statistics.db values that come from outside the data.

@@ -39,6 +39,8 @@ var allowed = map[string][]string{
 	"internal/faultfs":  {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
 	"internal/memfs":    {"sstables"},
 	"internal/prefetch": {},
+	"table":             {"sstables", "sstables/version", "memtable", "schema", "mutation", "dht"},                                     // like flush: formats through the registry
+	"compaction":        {"table", "sstables", "sstables/version", "memtable", "compress", "checksummer", "schema", "mutation", "dht"}, // likewise
 
 	"internal/bytecomparable":  {},
 	"internal/vint":            {},

@@ -99,6 +99,16 @@ func (r *Reader) Statistics() *sstables.Statistics { return r.stats }
 // TOC returns the TOC.txt the reader opened (nil without one).
 func (r *Reader) TOC() *sstables.TOC { return r.s.TOC() }
 
+// MayContain implements sstables.KeyFilter.
+func (r *Reader) MayContain(key []byte) (bool, error) {
+	_, filter, err := r.lookup.LoadOrRebuild(r.fsys, r.desc, sstables.SummaryReadOptions{},
+		sstables.LookupRebuild{Index: r, FPChance: r.stats.BloomFilterFPChance, Warn: r.s.Warn()})
+	if err != nil {
+		return true, err
+	}
+	return filter == nil || filter.MightContain(key), nil
+}
+
 // DataFile returns the Data.db reader.
 func (r *Reader) DataFile() *sstables.DataReader { return r.s.Data() }
 

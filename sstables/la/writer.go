@@ -237,6 +237,11 @@ func hasDuration(t *schema.Type) bool {
 	return false
 }
 
+// DataSize implements sstables.DataSizer.
+func (w *Writer) DataSize() (uncompressed, onDisk int64) {
+	return w.data.Position(), w.data.FileOffset()
+}
+
 func (w *Writer) fail(err error) error {
 	if w.err == nil {
 		w.err = err

@@ -140,6 +140,12 @@ type Profile struct {
 	// deletion's local deletion time delta against Long.MAX_VALUE (a
 	// larger vint) instead of Integer.MAX_VALUE.
 	LiveComplexDeletionWrap bool
+	// Reconcile4 says the release reconciles cells with Cassandra 4.0's
+	// rules (CASSANDRA-14592: on equal timestamps a tombstone or expiring
+	// cell wins whatever the time, values compare unsigned) rather than
+	// 3.x's (the cell not live at the merge time wins, values compare
+	// signed); see mutation.Rules.
+	Reconcile4 bool
 	// LZ4 is the LZ4 fast compressor the release writes LZ4 chunks with:
 	// LZ4R123 for 2.2 and 3.x (and the 4.0 pre-releases of na), LZ4R100
 	// for 2.1, LZ4Current (the zero value) from 4.0 and for ScyllaDB. The
@@ -171,11 +177,11 @@ var (
 	profile30early = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelTombstoneBin: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
 	profile30      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelCountsLiveness: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
 	profile311     = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
-	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DoubleCellCounts: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
-	profile40      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64}
-	profile50      = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64, OrderedTOC: true, LiveComplexDeletionWrap: true}
-	profileScylla  = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, NaNCompressionRatio: true, ScyllaCompressionRatio: true, UnroundedDropTimes: true, ZeroCommitLogBounds: true, ScyllaTypeNames: true}
-	profile50bti   = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb16, OrderedTOC: true, LiveComplexDeletionWrap: true}
+	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DoubleCellCounts: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123, Reconcile4: true}
+	profile40      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64, Reconcile4: true}
+	profile50      = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64, OrderedTOC: true, LiveComplexDeletionWrap: true, Reconcile4: true}
+	profileScylla  = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, NaNCompressionRatio: true, ScyllaCompressionRatio: true, UnroundedDropTimes: true, ZeroCommitLogBounds: true, ScyllaTypeNames: true, Reconcile4: true}
+	profile50bti   = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb16, OrderedTOC: true, LiveComplexDeletionWrap: true, Reconcile4: true}
 )
 
 // The features of the 2.x versions and of the 3.x base (ma).

@@ -26,6 +26,8 @@ type DataSink interface {
 // the collector. It reuses its buffers: writing a row allocates nothing once
 // they have grown.
 type Serializer struct {
+	// lastComplexFlag is SerializerOptions.LastComplexDeletionFlag.
+	lastComplexFlag bool
 	table            *schema.Table
 	enc              EncodingStats
 	scyllaShadowable bool
@@ -61,6 +63,7 @@ func NewSerializer(table *schema.Table, h *Header, static, regular []*schema.Col
 		table:            table,
 		enc:              h.Stats,
 		scyllaShadowable: opts.ScyllaShadowable,
+		lastComplexFlag:  opts.LastComplexDeletionFlag,
 		static:           newColumnList(static, len(table.Static)),
 		regular:          newColumnList(regular, len(table.Regular)),
 		nClust:           len(table.Clustering),
@@ -90,6 +93,14 @@ type SerializerOptions struct {
 	Sink DataSink
 	// Collector gathers Statistics.db's values.
 	Collector *Collector
+	// LastComplexDeletionFlag sets a row's complex-deletion flag, and so
+	// writes its complex deletions, only when the row's last complex
+	// column has a deletion, as Cassandra 5.0 does (BTreeRow
+	// .hasComplexDeletion returns what the last complex column's says:
+	// its accumulator ignores the value it is given and stops only at
+	// Long.MAX_VALUE, which it never returns). The other deletions are not
+	// written but still counted in Statistics.db, as 5.0 counts them.
+	LastComplexDeletionFlag bool
 }
 
 // coalesceSize is how many bytes the serializer gathers before handing
@@ -472,6 +483,7 @@ var emptyRow = mutation.Row{Liveness: mutation.EmptyLiveness, Deletion: mutation
 func (s *Serializer) presentColumns(r *mutation.Row, cols *columnList) ([]int, bool, error) {
 	present := s.present[:0]
 	hasComplexDeletion := false
+	lastComplexDeleted := false // the row's last complex column has a deletion
 	ci, di := 0, 0
 	last := -1
 	for ci < len(r.Cells) || di < len(r.ComplexDeletions) {
@@ -494,12 +506,15 @@ func (s *Serializer) presentColumns(r *mutation.Row, cols *columnList) ([]int, b
 		}
 		last = pos
 		info := &cols.cols[pos]
+		if info.complex {
+			lastComplexDeleted = false
+		}
 		if di < len(r.ComplexDeletions) && cols.position(r.ComplexDeletions[di].Column) == pos {
 			if !info.complex {
 				return nil, false, fmt.Errorf("column %s: complex deletion on a simple column", columnName(col))
 			}
 			if !r.ComplexDeletions[di].Deletion.IsLive() {
-				hasComplexDeletion = true
+				hasComplexDeletion, lastComplexDeleted = true, true
 			}
 			di++
 		}
@@ -514,6 +529,11 @@ func (s *Serializer) presentColumns(r *mutation.Row, cols *columnList) ([]int, b
 		present = append(present, pos)
 	}
 	s.present = present
+	if s.lastComplexFlag {
+		// Cassandra 5.0's BTreeRow.hasComplexDeletion: the row's last
+		// complex column decides (SerializerOptions.LastComplexDeletionFlag).
+		hasComplexDeletion = lastComplexDeleted
+	}
 	return present, hasComplexDeletion, nil
 }
 

@@ -225,6 +225,8 @@ func NewWriter(v version.Version, table *schema.Table, opts sstables.WriterOptio
 		BlockSize:        opts.ColumnIndexSize,
 		Sink:             w.sink,
 		Collector:        w.coll,
+
+		LastComplexDeletionFlag: opts.ReproduceLostComplexDeletions,
 	})
 	return w, nil
 }
@@ -270,6 +272,11 @@ func writerColumns(table *schema.Table, opts *sstables.WriterOptions) (static, r
 	byIndex(static)
 	byIndex(regular)
 	return static, regular, nil
+}
+
+// DataSize implements sstables.DataSizer.
+func (w *Writer) DataSize() (uncompressed, onDisk int64) {
+	return w.data.Position(), w.data.FileOffset()
 }
 
 func (w *Writer) fail(err error) error {

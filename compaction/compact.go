@@ -1,0 +1,634 @@
+package compaction
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/mutation"
+	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/table"
+)
+
+// Options configure Compact. The zero value of each field means the
+// default its comment gives.
+type Options struct {
+	// Out is the directory the outputs are written to (required).
+	Out string
+	// FS is the filesystem; nil means the OS's.
+	FS sstables.FS
+	// Format is the version written; nil means the newest version among
+	// the inputs (what a node of that release writes).
+	Format sstables.Format
+	// Generation is the first output's generation; 0 means the next free
+	// one in Out. UUIDIdentifiers names outputs with UUID-based
+	// identifiers instead.
+	Generation      int
+	UUIDIdentifiers bool
+	// MaxSSTableSize cuts the output into SSTables whose Data.db reaches
+	// about this many bytes on disk (checked between partitions, as
+	// Cassandra's MaxSSTableSizeWriter does); 0 means one output.
+	MaxSSTableSize int64
+	// Now is the compaction time; the zero value means time.Now(). It
+	// decides what has expired and, with the grace period, what may be
+	// purged.
+	Now time.Time
+	// GCGraceSeconds is the table's gc_grace_seconds; negative means the
+	// schema's (default 864000, ten days).
+	GCGraceSeconds int64
+	// NoPurge keeps every tombstone and expired cell.
+	NoPurge bool
+	// OnlyPurgeRepairedTombstones purges tombstones only when every input
+	// is repaired (the table option of that name).
+	OnlyPurgeRepairedTombstones bool
+	// Overlapping are SSTables of the table outside the compaction: a
+	// tombstone may shadow their data, so it is purged only when older
+	// than everything the ones that may hold its partition hold (bloom
+	// filter, then minimum timestamp), as Cassandra's controller checks.
+	// Offline, the given inputs are taken to be the whole table.
+	Overlapping []sstables.Reader
+	// Compression is the outputs' codec and chunk length; nil means the
+	// newest input's.
+	Compression *compress.Params
+	// ColumnIndexSize is the row index granularity in bytes; 0 means the
+	// version's default.
+	ColumnIndexSize int
+	// HostID is the originating host id the outputs record (the node's
+	// own); nil means the inputs' when they all name the same one. Commit
+	// log intervals are carried over from the inputs of that host only, as
+	// Cassandra's compaction does.
+	HostID []byte
+	// Level is the outputs' LCS level (0: size-tiered).
+	Level int
+	// Jobs is the number of goroutines compressing chunks; 0 means all
+	// cores.
+	Jobs int
+	// Rules overrides the reconciliation rules (default: the release's of
+	// the newest input; see table.Options).
+	Rules *mutation.Rules
+	// ReproduceLostComplexDeletions writes complex deletions as Cassandra
+	// 5.0 does, losing those of a row whose last complex column has none
+	// (sstables.WriterOptions.ReproduceLostComplexDeletions): for outputs
+	// byte-identical to a 5.0 node's compaction. Off by default: castable
+	// keeps them.
+	ReproduceLostComplexDeletions bool
+	// Progress, when set, is called after each partition written.
+	Progress func(partitions int64)
+}
+
+// Result is what a compaction did.
+type Result struct {
+	// Outputs are the SSTables written, in order.
+	Outputs []*sstables.WriteResult
+	// Expired are the inputs left out whole: every deletion in them is
+	// purgeable and nothing they hold is newer than the data of the
+	// others (Cassandra's fully expired SSTables). They are not read.
+	Expired []sstables.Descriptor
+	// InputBytes is the inputs' Data.db size on disk, InputLength their
+	// uncompressed length (the expired ones included).
+	InputBytes, InputLength int64
+	// Partitions and Rows count what was written.
+	Partitions, Rows int64
+	// EstimatedKeys is the key count the first output's bloom filter was
+	// sized for.
+	EstimatedKeys int64
+	// Elapsed is the wall time.
+	Elapsed time.Duration
+}
+
+// Compact merges inputs (SSTables of one table) into new SSTables written
+// through the normal writers, with what Cassandra's compaction writer
+// carries into them from the inputs (CompactionAwareWriter,
+// SerializationHeader.make, MetadataCollector for compactions):
+//
+//   - the serialization header's encoding minima from the inputs'
+//     Statistics.db (not from the rows written), its columns the union of
+//     the inputs' headers;
+//   - the bloom filter sized for the inputs' estimated key count (their
+//     HyperLogLog sketches merged);
+//   - repairedAt the inputs' least, their pending repair and transient
+//     flag, the level given, the commit log intervals of the inputs
+//     written by the output's host;
+//   - the trailing empty Data.db chunk compaction's early open leaves, and
+//     a hash-ordered release's TOC.txt order.
+//
+// Fully expired inputs are dropped unread (Result.Expired). Nothing is
+// visible before an output is complete (temporary names, TOC.txt last);
+// on error or cancellation every output is removed and the inputs are
+// untouched. The inputs are never modified.
+func Compact(ctx context.Context, inputs []sstables.Reader, t *schema.Table, opts Options) (*Result, error) {
+	start := time.Now()
+	if opts.Out == "" {
+		return nil, errors.New("compaction: Options need an Out directory")
+	}
+	if len(inputs) == 0 {
+		return nil, errors.New("compaction: no input")
+	}
+	if t == nil {
+		t = inputs[0].Table()
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	nowInSec := now.Unix()
+	grace := opts.GCGraceSeconds
+	if grace < 0 {
+		grace = t.Options.GCGrace()
+	}
+	purger := &Purger{NowInSec: nowInSec, GCBefore: nowInSec - grace, Disabled: opts.NoPurge}
+	repaired := true
+	for _, r := range inputs {
+		if r.Statistics().Stats.RepairedAt == 0 {
+			repaired = false
+		}
+	}
+	if opts.OnlyPurgeRepairedTombstones && !repaired {
+		purger.NoTombstonePurge = true
+	}
+
+	res := &Result{}
+	for _, r := range inputs {
+		if dr, ok := r.(sstables.DataFileReader); ok {
+			res.InputBytes += dr.DataFile().FileSize()
+			res.InputLength += dr.DataFile().Length()
+		}
+	}
+	live := inputs
+	if !purger.Disabled && !purger.NoTombstonePurge {
+		var expired []sstables.Reader
+		live, expired = fullyExpired(inputs, opts.Overlapping, purger.GCBefore)
+		for _, r := range expired {
+			res.Expired = append(res.Expired, r.Descriptor())
+		}
+	}
+	if len(live) == 0 {
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
+
+	format := opts.Format
+	if format == nil {
+		newest := live[0]
+		for _, r := range live[1:] {
+			if versionIndex(r.Descriptor()) > versionIndex(newest.Descriptor()) {
+				newest = r
+			}
+		}
+		var err error
+		if format, err = sstables.LookupVersion(newest.Descriptor().Version); err != nil {
+			return nil, err
+		}
+	}
+	set, err := table.NewSet(live, nil, table.Options{Table: t, Now: now, Rules: opts.Rules})
+	if err != nil {
+		return nil, err
+	}
+	wopts, err := writerOptions(inputs, live, set.Table(), format, opts)
+	if err != nil {
+		return nil, err
+	}
+	res.EstimatedKeys = wopts.ExpectedPartitions
+	overlap := newOverlapChecker(opts.Overlapping)
+
+	sc, err := set.Scan()
+	if err != nil {
+		return nil, err
+	}
+	defer sc.Close()
+	w := &outputs{ctx: ctx, format: format, table: set.Table(), base: wopts, opts: opts, res: res}
+	defer w.abortUnfinished()
+	if err := w.run(sc, purger, overlap); err != nil {
+		return nil, err
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// versionIndex orders versions as the version table lists them (oldest
+// first).
+func versionIndex(d sstables.Descriptor) int {
+	for i, f := range sstables.Formats(false) {
+		if f.Version() == d.Version {
+			return i
+		}
+	}
+	return -1
+}
+
+// fullyExpired splits the inputs into those to merge and those left out
+// whole: an input whose newest local deletion time is before gcBefore
+// (everything in it is a purgeable tombstone or expired) and whose newest
+// timestamp is older than the oldest of every input (or overlapping
+// SSTable) that still holds live data (CompactionController
+// .getFullyExpiredSSTables).
+func fullyExpired(inputs, overlapping []sstables.Reader, gcBefore int64) (live, expired []sstables.Reader) {
+	minTS := int64(math.MaxInt64)
+	for _, r := range overlapping {
+		if s := &r.Statistics().Stats; s.MaxLocalDeletionTime >= gcBefore {
+			minTS = min(minTS, s.MinTimestamp)
+		}
+	}
+	var candidates []sstables.Reader
+	for _, r := range inputs {
+		if s := &r.Statistics().Stats; s.MaxLocalDeletionTime < gcBefore {
+			candidates = append(candidates, r)
+		} else {
+			minTS = min(minTS, s.MinTimestamp)
+		}
+	}
+	for _, r := range inputs {
+		if slices.Contains(candidates, r) && r.Statistics().Stats.MaxTimestamp < minTS {
+			expired = append(expired, r)
+		} else {
+			live = append(live, r)
+		}
+	}
+	return live, expired
+}
+
+// writerOptions builds what every output shares. all are the inputs, live
+// those merged.
+func writerOptions(all, live []sstables.Reader, t *schema.Table, format sstables.Format, opts Options) (sstables.WriterOptions, error) {
+	v := format.Version()
+	w := sstables.WriterOptions{Dir: opts.Out, FS: opts.FS, Jobs: opts.Jobs, ColumnIndexSize: opts.ColumnIndexSize,
+		TrailingEmptyChunk: true, ReproduceLostComplexDeletions: opts.ReproduceLostComplexDeletions}
+	// Compression: the newest input's (the table's as it was last
+	// written).
+	params := opts.Compression
+	if params == nil {
+		newest := live[len(live)-1]
+		for _, r := range live {
+			if r.Descriptor().Generation > newest.Descriptor().Generation {
+				newest = r
+			}
+		}
+		p := compress.Params{}
+		if dr, ok := newest.(sstables.DataFileReader); ok {
+			if ci := dr.DataFile().CompressionInfo(); ci != nil {
+				var err error
+				if p, err = ci.Params(); err != nil {
+					return w, err
+				}
+			}
+		}
+		params = &p
+	}
+	w.Compression = params
+
+	// The serialization header: minima from the inputs' statistics,
+	// columns the union of their headers (SerializationHeader.make).
+	stats := sstables.DataStats{Known: true, MinTimestamp: math.MaxInt64, MinLocalDeletionTime: math.MaxInt64, MinTTL: math.MaxInt32}
+	var cols []*schema.Column
+	allColumns := false
+	for _, r := range live {
+		s := &r.Statistics().Stats
+		stats.MinTimestamp = min(stats.MinTimestamp, s.MinTimestamp)
+		stats.MinLocalDeletionTime = min(stats.MinLocalDeletionTime, s.MinLocalDeletionTime)
+		stats.MinTTL = min(stats.MinTTL, s.MinTTL)
+		h := r.Statistics().Header
+		if h == nil {
+			allColumns = true
+			continue
+		}
+		for _, list := range [][]sstables.HeaderColumn{h.Static, h.Regular} {
+			for _, hc := range list {
+				if c := t.Column(hc.Name); c != nil && !slices.Contains(cols, c) {
+					cols = append(cols, c)
+				}
+			}
+		}
+	}
+	if !allColumns {
+		slices.SortFunc(cols, func(a, b *schema.Column) int { return cmp.Compare(a.Index, b.Index) })
+		stats.Columns = append([]*schema.Column{}, cols...)
+	}
+	w.Stats = stats.WithEpochs()
+
+	// The key count the bloom filter is sized for.
+	w.ExpectedPartitions = approximateKeyCount(statisticsOf(live))
+
+	// Metadata the compaction carries.
+	host := opts.HostID
+	if host == nil {
+		for i, r := range all {
+			id := r.Statistics().Stats.OriginatingHostID
+			if i == 0 {
+				host = id
+			} else if !bytes.Equal(host, id) {
+				host = nil
+				break
+			}
+		}
+	}
+	m := sstables.Metadata{Level: opts.Level, OriginatingHostID: host, RepairedAt: math.MaxInt64}
+	var intervals []sstables.CommitLogInterval
+	for _, r := range all {
+		s := &r.Statistics().Stats
+		if host != nil && bytes.Equal(s.OriginatingHostID, host) {
+			intervals = addIntervals(intervals, sstables.MetadataOf(r.Statistics(), r.Descriptor().Version).CommitLogIntervals)
+		}
+	}
+	m.CommitLogIntervals = intervals
+	for i, r := range live {
+		s := &r.Statistics().Stats
+		m.RepairedAt = min(m.RepairedAt, s.RepairedAt)
+		if i == 0 {
+			m.PendingRepair, m.IsTransient = s.PendingRepair, s.IsTransient
+		} else if !bytes.Equal(m.PendingRepair, s.PendingRepair) {
+			return w, fmt.Errorf("compaction: %s and %s await different repairs", live[0].Descriptor(), r.Descriptor())
+		}
+	}
+	w.Metadata = m
+	// A hash-ordered release lists TOC.txt in its JVM's order: the one
+	// its inputs show (the newest's), when they are of the output version.
+	if !v.Profile().OrderedTOC {
+		for i := len(live) - 1; i >= 0; i-- {
+			if tr, ok := live[i].(sstables.TOCReader); ok && live[i].Descriptor().Version == v {
+				if toc := tr.TOC(); toc != nil {
+					w.TOCOrder = toc.Listed
+					break
+				}
+			}
+		}
+	}
+	return w, nil
+}
+
+func statisticsOf(rs []sstables.Reader) []*sstables.Statistics {
+	out := make([]*sstables.Statistics, len(rs))
+	for i, r := range rs {
+		out[i] = r.Statistics()
+	}
+	return out
+}
+
+// addIntervals adds ivs to set as Cassandra's IntervalSet.Builder does:
+// intervals that overlap or touch become one.
+func addIntervals(set []sstables.CommitLogInterval, ivs []sstables.CommitLogInterval) []sstables.CommitLogInterval {
+	for _, iv := range ivs {
+		set = append(set, iv)
+	}
+	slices.SortFunc(set, func(a, b sstables.CommitLogInterval) int { return comparePos(a.Lower, b.Lower) })
+	out := set[:0]
+	for _, iv := range set {
+		if n := len(out); n > 0 && comparePos(out[n-1].Upper, iv.Lower) >= 0 {
+			if comparePos(iv.Upper, out[n-1].Upper) > 0 {
+				out[n-1].Upper = iv.Upper
+			}
+			continue
+		}
+		out = append(out, iv)
+	}
+	return out
+}
+
+func comparePos(a, b sstables.CommitLogPosition) int {
+	if c := cmp.Compare(a.SegmentID, b.SegmentID); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Position, b.Position)
+}
+
+// outputs writes the merged, purged stream into one SSTable after the
+// other.
+type outputs struct {
+	ctx    context.Context
+	format sstables.Format
+	table  *schema.Table
+	base   sstables.WriterOptions
+	opts   Options
+	res    *Result
+	cur    sstables.Writer
+	done   []*sstables.WriteResult
+	gen    int
+}
+
+func (o *outputs) next() error {
+	wo := o.base
+	switch {
+	case o.opts.UUIDIdentifiers:
+		wo.UUID = sstables.NewUUIDID().String()
+	case o.gen == 0 && o.opts.Generation > 0:
+		o.gen = o.opts.Generation
+		wo.Generation = o.gen
+	default:
+		if o.gen == 0 {
+			fsys := o.opts.FS
+			if fsys == nil {
+				fsys = sstables.OSFS
+			}
+			if err := fsys.MkdirAll(o.opts.Out); err != nil {
+				return err
+			}
+			g, err := sstables.NextGeneration(fsys, o.opts.Out)
+			if err != nil {
+				return err
+			}
+			o.gen = g
+		} else {
+			o.gen++
+		}
+		wo.Generation = o.gen
+	}
+	w, err := o.format.NewWriter(o.table, wo)
+	if err != nil {
+		return err
+	}
+	o.cur = w
+	return nil
+}
+
+func (o *outputs) finish() error {
+	if o.cur == nil {
+		return nil
+	}
+	r, err := o.cur.Finish()
+	if err != nil {
+		o.cur.Abort()
+		o.cur = nil
+		return err
+	}
+	o.cur = nil
+	o.done = append(o.done, r)
+	o.res.Outputs = append(o.res.Outputs, r)
+	return nil
+}
+
+// abortUnfinished removes the output being written and, when the
+// compaction failed, the finished ones too.
+func (o *outputs) abortUnfinished() {
+	if o.cur != nil {
+		o.cur.Abort()
+		o.cur = nil
+		for _, r := range o.done {
+			removeSSTable(o.opts.FS, r)
+		}
+		o.res.Outputs = nil
+	}
+}
+
+func removeSSTable(fsys sstables.FS, r *sstables.WriteResult) {
+	if fsys == nil {
+		fsys = sstables.OSFS
+	}
+	// TOC.txt first: the SSTable stops being visible before its parts go.
+	fsys.Remove(r.Descriptor.Path(sstables.ComponentTOC))
+	for _, c := range r.Components {
+		if c != sstables.ComponentTOC {
+			fsys.Remove(r.Descriptor.Path(c))
+		}
+	}
+}
+
+func (o *outputs) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (err error) {
+	defer func() {
+		if err != nil && o.cur != nil {
+			o.cur.Abort()
+			o.cur = nil
+			for _, r := range o.done {
+				removeSSTable(o.opts.FS, r)
+			}
+			o.res.Outputs = nil
+		}
+	}()
+	var static mutation.Row
+	var row mutation.Row
+	var marker mutation.RangeTombstoneMarker
+	for {
+		if err := o.ctx.Err(); err != nil {
+			return err
+		}
+		head, err := sc.NextPartition()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		p.StartPartition(overlap.maxPurgeable(head))
+		part := *head
+		part.Deletion = p.PartitionDeletion(head.Deletion)
+		static = head.Static
+		static.Cells = append(row.Cells[:0:0], head.Static.Cells...)
+		if !static.IsEmpty() && !p.Row(&static) {
+			static = mutation.NewRow(nil)
+		}
+		part.Static = static
+		// The first row or marker that survives the purge decides whether
+		// the partition is written at all.
+		first, firstMarker, err := nextPurged(sc, p, &row, &marker)
+		if err != nil {
+			return err
+		}
+		if part.Deletion.IsLive() && part.Static.IsEmpty() && first == nil && firstMarker == nil {
+			continue
+		}
+		if o.cur != nil && o.opts.MaxSSTableSize > 0 {
+			if ds, ok := o.cur.(sstables.DataSizer); ok {
+				if _, onDisk := ds.DataSize(); onDisk >= o.opts.MaxSSTableSize {
+					if err := o.finish(); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if o.cur == nil {
+			if err := o.next(); err != nil {
+				return err
+			}
+		}
+		if err := o.cur.StartPartition(&part); err != nil {
+			return err
+		}
+		for first != nil || firstMarker != nil {
+			if first != nil {
+				if err := o.cur.AppendRow(first); err != nil {
+					return err
+				}
+				o.res.Rows++
+			} else if err := o.cur.AppendMarker(firstMarker); err != nil {
+				return err
+			}
+			if first, firstMarker, err = nextPurged(sc, p, &row, &marker); err != nil {
+				return err
+			}
+		}
+		if err := o.cur.EndPartition(); err != nil {
+			return err
+		}
+		o.res.Partitions++
+		if o.opts.Progress != nil {
+			o.opts.Progress(o.res.Partitions)
+		}
+	}
+	return o.finish()
+}
+
+// nextPurged returns the next merged unfiltered that survives the purge
+// (a copy in row or marker), nil, nil at the partition's end.
+func nextPurged(sc *table.Scanner, p *Purger, row *mutation.Row, marker *mutation.RangeTombstoneMarker) (*mutation.Row, *mutation.RangeTombstoneMarker, error) {
+	for {
+		r, m, err := sc.Next()
+		if err != nil || (r == nil && m == nil) {
+			return nil, nil, err
+		}
+		if r != nil {
+			cells := row.Cells[:0]
+			*row = *r
+			row.Cells = append(cells, r.Cells...)
+			if len(r.ComplexDeletions) > 0 {
+				row.ComplexDeletions = slices.Clone(r.ComplexDeletions)
+			}
+			if p.Row(row) {
+				return row, nil, nil
+			}
+			continue
+		}
+		*marker = *m
+		if mm := p.Marker(marker); mm != nil {
+			return nil, mm, nil
+		}
+	}
+}
+
+// overlapChecker answers, per partition, the timestamp below which a
+// tombstone shadows nothing outside the compaction.
+type overlapChecker struct {
+	readers []sstables.Reader
+}
+
+func newOverlapChecker(rs []sstables.Reader) *overlapChecker { return &overlapChecker{readers: rs} }
+
+func (c *overlapChecker) maxPurgeable(p *mutation.Partition) int64 {
+	bound := NoOverlap
+	for _, r := range c.readers {
+		if sstables.MayContain(r, p.Key) {
+			bound = min(bound, r.Statistics().Stats.MinTimestamp)
+		}
+	}
+	return bound
+}
+
+// approximateKeyCount estimates the partitions the inputs hold together.
+// TODO(hll): Cassandra merges the inputs' HyperLogLog sketches; until that
+// lands this sums their partition counts (exact for disjoint inputs).
+func approximateKeyCount(stats []*sstables.Statistics) int64 {
+	var n int64
+	for _, st := range stats {
+		if h := st.Stats.PartitionSizes; h != nil {
+			for _, c := range h.Buckets() {
+				n += c
+			}
+		}
+	}
+	return max(n, 1)
+}
