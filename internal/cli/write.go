@@ -38,9 +38,8 @@ type WriteOptions struct {
 	// CSVOptions say how the CSV input is read.
 	CSVOptions CSVOptions
 
-	// Format is the SSTable version written (any writable one: la, ma …
-	// oa, da, ms, mt); "" means DefaultFormat (nb, what Cassandra 4.x and
-	// 5.0 write by default).
+	// Format is the SSTable version written (any writable one); "" means
+	// version.Default (what Cassandra 4.x and 5.0 write by default).
 	Format string
 	// Partitioner is the partitioner's class name, full or short
 	// ("ByteOrdered"); "" means Murmur3Partitioner.
