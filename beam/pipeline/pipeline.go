@@ -45,6 +45,7 @@ import (
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
 	_ "github.com/castable-db/castable/sstables/formats" // every format, for sstables.Lookup
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // Options configure the pipeline. Out, one schema (SchemaFile or Schema)
@@ -69,8 +70,9 @@ type Options struct {
 	// Header, each file starts with one).
 	CSVOptions bulk.CSVOptions
 
-	// Format is the SSTable version written ("mc", "nb", "oa", … any that
-	// sstables.Formats(true) lists); "" means "mc".
+	// Format is the SSTable version written (any that
+	// sstables.Formats(true) lists); "" means version.Default, what
+	// castable write writes (and what a 4.x or 5.0 cluster streams).
 	Format string
 	// Partitioner overrides the table's partitioner (short or full class
 	// name); "" keeps the table's (Murmur3 by default).
@@ -367,7 +369,7 @@ func loadTable(text, name, pick, partitioner string) (*cql.Schema, *schema.Table
 // writeFormat returns the writable format of a version name.
 func writeFormat(name string) (sstables.Format, error) {
 	if name == "" {
-		name = "mc"
+		name = version.Default
 	}
 	f, err := sstables.Lookup(strings.ToLower(name))
 	if err != nil {
