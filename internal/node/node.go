@@ -41,6 +41,7 @@ import (
 
 	"github.com/castable-db/castable/internal/oracle"
 	"github.com/castable-db/castable/internal/testdata"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // Flavour is a kind of node: a Cassandra release and its configuration.
@@ -67,6 +68,28 @@ var (
 	Cassandra50    = &Flavour{Name: "cassandra-5.0", Release: "5.0", build: oracle.Build50}
 	Cassandra50BTI = &Flavour{Name: "cassandra-5.0-bti", Release: "5.0", BTI: true, build: oracle.Build50}
 )
+
+// Reads reports whether a node of this flavour reads SSTables of version v
+// (the version table's ReadBy of its release).
+func (f *Flavour) Reads(v version.Version) bool { return v.ReadBy(f.Release) }
+
+// Flushes returns the version a node of this flavour writes when it
+// flushes or compacts: the newest version its release writes in the index
+// layout it is configured for (3.11: me; 5.0: oa, whose node runs without
+// the CASSANDRA_4 compatibility mode; 5.0 BTI: da).
+func (f *Flavour) Flushes() version.Version {
+	family := version.Big
+	if f.BTI {
+		family = version.BTI
+	}
+	var last version.Version
+	for _, v := range version.OfFamily(family) {
+		if v.WrittenBy(f.Release) {
+			last = v
+		}
+	}
+	return last
+}
 
 // Flavours lists every flavour.
 func Flavours() []*Flavour { return []*Flavour{Cassandra311, Cassandra50, Cassandra50BTI} }

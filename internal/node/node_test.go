@@ -57,7 +57,7 @@ func TestNodeAnswersAndFlushes(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := filepath.Glob(filepath.Join(dir, "*-Data.db"))
-	if len(m) != 1 || !strings.HasPrefix(filepath.Base(m[0]), "oa-") {
+	if len(m) != 1 || !strings.HasPrefix(filepath.Base(m[0]), n.Flavour.Flushes().String()+"-") {
 		t.Fatalf("flushed %v", m)
 	}
 	if _, err := os.Stat(n.Dir); err != nil {
