@@ -47,9 +47,9 @@ type BlockVerifier interface {
 //   - what the index layout checks (iv, made from the report): that it
 //     names exactly Data.db's partitions at their positions, with row-index
 //     blocks that match their unfiltereds;
-//   - that every timestamp, local deletion time and TTL lies within
-//     Statistics.db's bounds (which catches damage to the serialization
-//     header's delta-encoding minima);
+//   - that every timestamp and TTL lies within Statistics.db's bounds
+//     (which catches damage to the serialization header's delta-encoding
+//     minima), and every local deletion time, or a warning;
 //   - that the bloom filter holds exactly the keys: every key's bits set,
 //     and no bit set that no key sets.
 //
@@ -69,7 +69,7 @@ func (r *Reader) Verify(newVerifier func(rep *sstables.VerifyReport) (IndexVerif
 	var firstKey, prevKey []byte
 	var prevToken dht.Token
 	var count int64
-	bounds := rows.NewStatsBounds(&r.stats.Stats, r.desc.Path(sstables.ComponentStatistics))
+	bounds := rows.NewStatsBounds(&r.stats.Stats, r.desc.Path(sstables.ComponentStatistics), r.warn)
 	rebuild := sstables.NewFilterRebuild(rep.Filter)
 	for {
 		p, err := sc.NextPartition()
