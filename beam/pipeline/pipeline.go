@@ -79,7 +79,8 @@ type Options struct {
 	Partitioner string
 	// Compression is the codec (lz4, snappy, deflate, zstd, none); "" means
 	// the schema's WITH compression, then LZ4. ChunkLengthKB is the chunk
-	// length in KiB; 0 means the schema's, then 64.
+	// length in KiB; 0 means the schema's, then the version's default (16 KiB
+	// from 4.0's versions on, 64 KiB before: version.Profile).
 	Compression   string
 	ChunkLengthKB int
 	// Timestamp is the write time in µs of CQL statements and CSV records
