@@ -162,7 +162,7 @@ func compressionFlags() []ucli.Flag {
 		&ucli.IntFlag{Name: "chunk-length-kb", Usage: "uncompressed chunk length in `KiB` (a power of two)"},
 		&ucli.IntFlag{Name: "generation", Usage: "generation `N` of the first SSTable written (default: the next free one in --out)"},
 		&ucli.BoolFlag{Name: "uuid-identifiers", Usage: "name SSTables with UUID-based identifiers (Cassandra 4.1+) instead of generations"},
-		&ucli.IntFlag{Name: "column-index-size-kb", Usage: "column_index_size in `KiB`: rows of a partition are indexed in blocks of that size (default: the version's, 64)"},
+		&ucli.IntFlag{Name: "column-index-size-kb", Usage: "column_index_size in `KiB`: rows of a partition are indexed in blocks of that size (default: the version's: 64 KiB, 16 KiB for Cassandra 5.0's BTI)"},
 		&ucli.StringFlag{Name: "expiration-overflow-policy", Value: "reject", Usage: "`POLICY` for deletion and expiry times past 2038 in versions that cannot store them (all but " + unsignedTimeVersions + "): reject (an error naming the partition) or cap (to 2038-01-19, as Cassandra's CAP)"},
 		&ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "`N` cores for compression (default: all)"},
 	}
