@@ -51,7 +51,7 @@ func (b *StatsBounds) localDeletionTime(ldt int64, at int64) error {
 	if (ldt < b.s.MinLocalDeletionTime || ldt > b.s.MaxLocalDeletionTime) && !b.warned {
 		b.warned = true
 		b.warn.Warnf(b.path, sstables.ComponentStatistics, -1,
-			"the partition at Data.db offset %d holds local deletion time %s, outside the Stats bounds [%s, %s] (as some ScyllaDB mc files have it, or a damaged bound or serialization header minimum): Cassandra and ScyllaDB read it and their verifiers do not compare the data with these bounds, but compaction trusts them (whole-SSTable expiry, droppable tombstone estimates)",
+			"the partition at Data.db offset %d holds local deletion time %s, outside the Stats bounds [%s, %s] (as in some files ScyllaDB wrote, or a damaged bound or serialization header minimum): Cassandra and ScyllaDB read it and their verifiers do not compare the data with these bounds, but compaction trusts them (whole-SSTable expiry, droppable tombstone estimates)",
 			at, ldtString(ldt), ldtString(b.s.MinLocalDeletionTime), ldtString(b.s.MaxLocalDeletionTime))
 	}
 	return nil
