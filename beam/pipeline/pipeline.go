@@ -271,8 +271,12 @@ func resolve(ctx context.Context, o Options) (job, error) {
 	if _, err := bulk.CompressionParams(table, o.Compression, o.ChunkLengthKB); err != nil {
 		return j, err
 	}
+	part, err := dht.Lookup(table.Options.Partitioner)
+	if err != nil { // loadTable checked it; this is not reached
+		return j, fmt.Errorf("table %s.%s: %w", table.Keyspace, table.Name, err)
+	}
 	j = job{
-		SchemaText: text, Table: table.Keyspace + "." + table.Name, Partitioner: dht.Of(table.Options.Partitioner).Name(),
+		SchemaText: text, Table: table.Keyspace + "." + table.Name, Partitioner: part.Name(),
 		CSV: o.CSVOptions, Timestamp: o.Timestamp, Format: format.Version().String(),
 		Codec: o.Compression, ChunkKB: o.ChunkLengthKB, Memtable: o.MemtableSize, MaxSSTable: o.MaxSSTableSize, Jobs: o.Jobs,
 		Out: strings.TrimSuffix(o.Out, "/"), LocalDir: o.LocalDir, Generations: o.Generations, BadRecords: o.BadRecords != "",
