@@ -276,3 +276,74 @@ func TestConvertDeletionTimesPast2038(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// liveCellBin returns the count of the tombstone histogram's bin at
+// Integer.MAX_VALUE (live cells and, with the habit, row livenesses) of
+// the SSTable with Data.db path, or -1 without such a bin.
+func liveCellBin(t *testing.T, path string) int64 {
+	t.Helper()
+	desc, _, _, err := sstables.ParseDescriptor(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sstables.ReadStatistics(nil, desc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := st.Stats.TombstoneDropTimes; h != nil {
+		points, counts := h.Bins()
+		if n := len(points); n > 0 && points[n-1] == 2147483647 {
+			return counts[n-1]
+		}
+	}
+	return -1
+}
+
+// TestMBCountsLivenessInLiveCellBin: Cassandra 3.0.7–3.8's writers of mb
+// count each live row liveness in the tombstone histogram's
+// Integer.MAX_VALUE bin beside the live cells, as the early mc writer of
+// the legacy corpus does (its clust table: 250 rows of one cell, a bin of
+// 500; ma's writer counts the cells only, 250). A fresh mb write of that
+// data has the bin of 500, and an mb SSTable with that habit (the legacy mc
+// file converted to mb, which carries the mc writer's habits) rewrites
+// byte for byte in every component: carry-over, which sees the bin but not
+// what it counted, takes the liveness habit from mb's profile.
+func TestMBCountsLivenessInLiveCellBin(t *testing.T) {
+	src := testdata.Path(t, "cassandra-legacy", "mc", "legacy_mc_clust", "mc-1-big-Data.db")
+	if got := liveCellBin(t, src); got != 500 {
+		t.Fatalf("the legacy mc file's live-cell bin is %d, want 500", got)
+	}
+	dir := t.TempDir()
+	schemaFile := legacySchema(t, dir, "legacy_mc_clust")
+	dump := filepath.Join(dir, "dump.json")
+	if err := os.WriteFile(dump, canonicalDump(t, src, schemaFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(dir, "fresh")
+	res, err := Write(context.Background(), quietEnv(), WriteOptions{Schema: schemaFile, Input: dump, Out: fresh, Format: "mb", Generation: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := liveCellBin(t, res.Results[0].Descriptor.Path(sstables.ComponentData)); got != 500 {
+		t.Errorf("a fresh mb write's live-cell bin is %d, want 500 (250 cells and 250 row livenesses)", got)
+	}
+
+	mid, back := filepath.Join(dir, "mid"), filepath.Join(dir, "back")
+	if _, err := Convert(context.Background(), quietEnv(), ConvertOptions{SSTables: []string{src}, Out: mid, To: "mb", Schema: schemaFile, Generation: 1, ColumnIndexSizeKB: 4}); err != nil {
+		t.Fatal(err)
+	}
+	mbFile := filepath.Join(mid, "mb-1-big-Data.db")
+	if got := liveCellBin(t, mbFile); got != 500 {
+		t.Fatalf("mc -> mb live-cell bin %d, want the mc writer's 500", got)
+	}
+	if _, err := Convert(context.Background(), quietEnv(), ConvertOptions{SSTables: []string{mbFile}, Out: back, Schema: schemaFile, Generation: 1, ColumnIndexSizeKB: 4}); err != nil {
+		t.Fatal(err)
+	}
+	want, _, _, err := sstables.ParseDescriptor(mbFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := want
+	got.Dir = back
+	sameComponents(t, want, got, nil)
+}

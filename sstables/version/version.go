@@ -153,12 +153,13 @@ type Profile struct {
 	// before the bins: 100 for 3.x writers; 0 means "the bin count" (4.0+).
 	TombstoneMaxBins int
 	// SentinelTombstoneBin says the tombstone histogram holds a bin at
-	// Integer.MAX_VALUE counting the live livenesses and cells (the
-	// Cassandra 3.0 releases of ma and mb, and some mc writers).
+	// Integer.MAX_VALUE counting the live cells (the Cassandra 3.0 releases
+	// of ma and mb, and some mc writers).
 	SentinelTombstoneBin bool
 	// SentinelCountsLiveness says that bin also counts live row
-	// livenesses (the mc writers that have it), not only live cells (ma,
-	// mb).
+	// livenesses, so a row of one cell counts twice (mb's writers,
+	// 3.0.7–3.8, and the mc writers that have the bin), not only live
+	// cells (ma's).
 	SentinelCountsLiveness bool
 	// DoubleCellCounts says each partition's cell count is recorded twice
 	// in the cells-per-partition histogram (the Cassandra 3.0 releases of
@@ -228,6 +229,7 @@ const (
 var (
 	profile2x      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
 	profile30early = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelTombstoneBin: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
+	profile30mb    = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelTombstoneBin: true, SentinelCountsLiveness: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
 	profile30      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelCountsLiveness: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
 	profile311     = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
 	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DoubleCellCounts: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64}
@@ -252,7 +254,7 @@ var versions = []info{
 	{"la", "Cassandra 2.2", base2x | writable, profile2x, Cells2x, "", c311, 0},
 	{"lb", "Cassandra 2.2.7+", base2x | commitLogLowerBound, profile2x, Cells2x, "la", c311, 0},
 	{"ma", "Cassandra 3.0.0–3.0.6, 3.1–3.6", base3x | writable, profile30early, Big, "", c311 | c50, 0},
-	{"mb", "Cassandra 3.0.7, 3.7–3.8", base3x | commitLogLowerBound | writable, profile30early, Big, "", c311 | c50, 0},
+	{"mb", "Cassandra 3.0.7, 3.7–3.8", base3x | commitLogLowerBound | writable, profile30mb, Big, "", c311 | c50, 0},
 	{"mc", "Cassandra 3.0.8–3.0.17, 3.9–3.11.3", base3x | commitLogLowerBound | commitLogIntervals | writable, profile30, Big, "", c311 | c50, 0},
 	{"md", "Cassandra 3.0.18–3.0.24, 3.11.4–3.11.10", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | writable, profile311, Big, "", c311 | c50, 0},
 	{"me", "Cassandra 3.0.25+, 3.11.11+", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | writable, profile311, Big, "", c311 | c50, c311},

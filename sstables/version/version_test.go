@@ -165,6 +165,7 @@ func TestDetails(t *testing.T) {
 		sentinel, orderedTOC bool
 	}{
 		{"ma", 150, 114, 64 << 10, 100, true, false},
+		{"mb", 150, 114, 64 << 10, 100, true, false},
 		{"mc", 150, 114, 64 << 10, 100, false, false}, // 3.0.8+/3.11 habits; the legacy mc file, of an earlier writer, differs (InferProfile)
 		{"md", 150, 118, 64 << 10, 100, false, false},
 		{"me", 150, 118, 64 << 10, 100, false, false},
@@ -177,6 +178,13 @@ func TestDetails(t *testing.T) {
 		if p.PartitionSizeBuckets != c.partitions || p.CellCountBuckets != c.cells || p.DefaultChunkLength != c.chunk ||
 			p.TombstoneMaxBins != c.maxBins || p.SentinelTombstoneBin != c.sentinel || p.OrderedTOC != c.orderedTOC {
 			t.Errorf("%s profile %+v", c.name, p)
+		}
+	}
+	// The live-cell bin counts the row livenesses too from mb on (the
+	// early mc writers that have the bin), not in ma.
+	for name, want := range map[string]bool{"ma": false, "mb": true, "mc": true} {
+		if got := MustParse(name).Profile().SentinelCountsLiveness; got != want {
+			t.Errorf("%s SentinelCountsLiveness %v, want %v", name, got, want)
 		}
 	}
 	if _, err := Parse("zz"); err == nil || !strings.Contains(err.Error(), "oa") {
