@@ -15,7 +15,6 @@ import (
 	"github.com/castable-db/castable/internal/testdata"
 	"github.com/castable-db/castable/jsondump"
 	"github.com/castable-db/castable/sstables"
-	"github.com/castable-db/castable/sstables/big"
 	"github.com/castable-db/castable/sstables/version"
 )
 
@@ -120,26 +119,36 @@ func TestConvertLegacyToOwnVersion(t *testing.T) {
 }
 
 // TestConvertInfersColumnIndexSize: without --column-index-size-kb, the
-// granularity the legacy clust files' promoted indexes show (4 KiB) is
-// found and the rewrite is byte-identical.
+// granularity the legacy clust files' promoted indexes show (4 KiB; 1 KiB
+// for la, whose 2.x cells are counted atom by atom) is found and the
+// rewrite is byte-identical.
 func TestConvertInfersColumnIndexSize(t *testing.T) {
 	for _, s := range legacyBig(t) {
-		if !strings.Contains(s.Name, "_clust") || s.Version == "la" {
+		if !strings.Contains(s.Name, "_clust") {
 			continue
+		}
+		want := 4 << 10
+		if version.MustParse(s.Version).LegacyCells() {
+			want = 1 << 10
 		}
 		t.Run(s.Name, func(t *testing.T) {
 			desc, _, _, err := sstables.ParseDescriptor(s.Path("Data.db"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := big.Open(desc, nil, sstables.ReaderOptions{})
+			r, err := sstables.OpenAny(desc, nil, sstables.ReaderOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			size, exact, err := r.InferColumnIndexSize(64 << 10)
+			ci, ok := r.(columnIndexInferrer)
+			if !ok {
+				r.Close()
+				t.Fatalf("the %s reader does not infer the column index size", s.Version)
+			}
+			size, exact, err := ci.InferColumnIndexSize(64 << 10)
 			r.Close()
-			if err != nil || !exact || size != 4<<10 {
-				t.Fatalf("inferred %d (exact %v, %v), want 4096", size, exact, err)
+			if err != nil || !exact || size != want {
+				t.Fatalf("inferred %d (exact %v, %v), want %d", size, exact, err, want)
 			}
 			out := t.TempDir()
 			if _, err := Convert(context.Background(), quietEnv(), ConvertOptions{SSTables: []string{s.Path("Data.db")}, Out: out, Generation: 1}); err != nil {
@@ -149,6 +158,37 @@ func TestConvertInfersColumnIndexSize(t *testing.T) {
 			got.Dir = out
 			sameComponents(t, desc, got, nil)
 		})
+	}
+}
+
+// TestConvertInfersLAColumnIndexSize: every la SSTable of the corpus
+// rewritten by convert without --column-index-size-kb or a schema keeps
+// its promoted index: Index.db byte for byte (promoted_index_read was
+// written with column_index_size_in_kb 0, the legacy clust table with 1
+// KiB; before, la inputs got the target's 64 KiB).
+func TestConvertInfersLAColumnIndexSize(t *testing.T) {
+	n := 0
+	for _, s := range testdata.Supported(t) {
+		if v := version.MustParse(s.Version); !v.LegacyCells() || !v.Writable() {
+			continue
+		}
+		n++
+		t.Run(s.Name, func(t *testing.T) {
+			desc, _, _, err := sstables.ParseDescriptor(s.Path("Data.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := t.TempDir()
+			if _, err := Convert(context.Background(), quietEnv(), ConvertOptions{SSTables: []string{s.Path("Data.db")}, Out: out, Generation: desc.Generation}); err != nil {
+				t.Fatal(err)
+			}
+			got := desc
+			got.Dir = out
+			sameComponents(t, desc, got, []sstables.Component{sstables.ComponentIndex})
+		})
+	}
+	if n < 10 {
+		t.Fatalf("only %d la SSTables", n)
 	}
 }
 
