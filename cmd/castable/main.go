@@ -355,7 +355,7 @@ Example:
 func rebuildCommand(env *cli.Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "rebuild",
-		Usage:     "write back the Summary.db and Filter.db an SSTable lacks, rebuilt from Index.db",
+		Usage:     "write back the Summary.db and Filter.db an SSTable lacks, rebuilt from Index.db; --filter: replace an undersized Filter.db",
 		ArgsUsage: "SSTABLE...",
 		Description: `Cassandra rebuilds a missing Summary.db and Filter.db from Index.db when it
 opens an SSTable, and saves them; castable's readers rebuild them in memory
@@ -365,21 +365,28 @@ the --schema table's, else 128), the bloom filter with Statistics.db's
 bloom_filter_fp_chance (none when it is 1). Existing components are never
 modified: each new file is written under a temporary name, synced and
 renamed; TOC.txt last, and only when it does not list them (its lines kept,
-the new ones appended). Prints what it wrote, or "complete". A directory
-stands for every SSTable in it.
+the new ones appended). With --filter an existing Filter.db that is not the
+one a flush writes for the SSTable's partition count and fp chance is
+replaced too, atomically (temporary name, fsync, rename): the repair for
+the 16-byte filters that bulk writers sizing it for zero keys leave
+(Cassandra's CQLSSTableWriter; castable verify warns about them); the keys
+come from Index.db, or Data.db for BTI. Prints what it wrote, or
+"complete". A directory stands for every SSTable in it.
 
 Example:
   castable rebuild ` + example("data/ks/t", defaultVersion, 1, "", sstables.ComponentData) + `
-  castable rebuild --dry-run data/ks/t`,
+  castable rebuild --dry-run data/ks/t
+  castable rebuild --filter data/ks/t`,
 		Flags: append(schemaFlags(false),
 			&ucli.IntFlag{Name: "min-index-interval", Usage: "summary sampling interval `N` (default: the table's min_index_interval, or 128)"},
-			&ucli.BoolFlag{Name: "dry-run", Usage: "print what would be written, write nothing"}),
+			&ucli.BoolFlag{Name: "dry-run", Usage: "print what would be written, write nothing"},
+			&ucli.BoolFlag{Name: "filter", Usage: "also replace a Filter.db that is not the one a flush writes for the partition count (an undersized one)"}),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() == 0 {
 				return cli.Usagef("missing SSTable")
 			}
 			return cli.Rebuild(env, cli.RebuildOptions{SSTables: c.Args().Slice(), Schema: c.String("schema"), Table: c.String("table"),
-				MinIndexInterval: c.Int("min-index-interval"), DryRun: c.Bool("dry-run")})
+				MinIndexInterval: c.Int("min-index-interval"), DryRun: c.Bool("dry-run"), Filter: c.Bool("filter")})
 		},
 	}
 }

@@ -51,7 +51,8 @@ type BlockVerifier interface {
 //     (which catches damage to the serialization header's delta-encoding
 //     minima), and every local deletion time, or a warning;
 //   - that the bloom filter holds exactly the keys: every key's bits set,
-//     and no bit set that no key sets.
+//     and no bit set that no key sets (a warning), and that it is not far
+//     too small for them (a warning: sstables.FilterRebuild.CheckSize).
 //
 // Statistics.db was parsed by Open.
 func (r *Reader) Verify(newVerifier func(rep *sstables.VerifyReport) (IndexVerifier, error)) error {
@@ -77,7 +78,15 @@ func (r *Reader) Verify(newVerifier func(rep *sstables.VerifyReport) (IndexVerif
 			if err := iv.End(firstKey, prevKey, count); err != nil {
 				return err
 			}
-			return rebuild.Check(r.desc.Path(sstables.ComponentFilter), r.warn)
+			if err := rebuild.Check(r.desc.Path(sstables.ComponentFilter), r.warn); err != nil {
+				return err
+			}
+			index := sstables.ComponentIndex
+			if r.desc.Version.Tries() {
+				index = sstables.ComponentPartitions
+			}
+			rebuild.CheckSize(r.desc.Path(sstables.ComponentFilter), r.stats.BloomFilterFPChance, index, r.warn)
+			return nil
 		}
 		if err != nil {
 			return err
