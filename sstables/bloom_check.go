@@ -89,8 +89,8 @@ func (r *FilterRebuild) CheckSize(path string, fpChance float64, index Component
 		return
 	}
 	warn.Warnf(path, ComponentFilter, -1,
-		"Filter.db of %s bytes for %s partitions: every lookup of a key the SSTable does not hold reads %s (false-positive chance %s instead of %s); it was sized for far fewer partitions (Cassandra's CQLSSTableWriter sizes it for none), and castable rebuild --filter writes the one Cassandra's flush writes for %s",
-		groupThousands(int64(r.stored.SerializedSize())), groupThousands(r.keys), index, percent(p), percent(fpChance), groupThousands(r.keys))
+		"Filter.db of %s bytes for %s partitions: every lookup of a key the SSTable does not hold reads %s (false-positive chance %s instead of %s); it was sized for far fewer partitions (Cassandra's CQLSSTableWriter sizes it for none), and castable rebuild --filter writes the one Cassandra's flush writes for that count",
+		groupThousands(int64(r.stored.SerializedSize())), groupThousands(r.keys), index, percent(p), percent(fpChance))
 }
 
 // FalsePositiveChance returns the chance that f reports a key it does not
