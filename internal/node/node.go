@@ -549,11 +549,20 @@ func (n *Node) Load(ks, table, dir string) error {
 			return err
 		}
 	} else {
-		// import ignores a directory whose name holds a '-'.
-		if target, err = os.MkdirTemp(n.Dir, "import"); err != nil {
+		// import takes the keyspace and table of a file from the two
+		// directories above it and skips files of another table ("No new
+		// SSTables were found" in the log, nothing on nodetool's output),
+		// so the copy goes to <temp>/<ks>/<table>; a '-' in the table's
+		// directory name would be read as its table id.
+		base, err := os.MkdirTemp(n.Dir, "import")
+		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(target)
+		defer os.RemoveAll(base)
+		target = filepath.Join(base, ks, table)
+		if err := os.MkdirAll(target, 0o755); err != nil {
+			return err
+		}
 	}
 	for _, e := range ents {
 		if e.IsDir() {
