@@ -69,12 +69,16 @@ var _ sstables.Format = Format{}
 // Open reads it as la; NewWriter refuses.
 type readOnly struct{ v version.Version }
 
+// Version implements sstables.Format.
 func (f readOnly) Version() version.Version { return f.v }
 
+// NewWriter implements sstables.Format: castable does not write f's
+// version; the error names what to write instead (its WriteAs).
 func (f readOnly) NewWriter(*schema.Table, sstables.WriterOptions) (sstables.Writer, error) {
 	return nil, fmt.Errorf("la: version %s (%s) is read only: write %s", f.v, f.v.Release(), f.v.WriteAs())
 }
 
+// Open implements sstables.Format: the file is read as la.
 func (f readOnly) Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOptions) (sstables.Reader, error) {
 	return Format{}.Open(desc, table, opts)
 }
