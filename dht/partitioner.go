@@ -82,16 +82,6 @@ func Lookup(name string) (Partitioner, error) {
 	return nil, fmt.Errorf("dht: unknown partitioner %q (want Murmur3Partitioner, RandomPartitioner, ByteOrderedPartitioner or OrderPreservingPartitioner)", name)
 }
 
-// Of is Lookup for code that cannot fail: an unknown name gives Murmur3.
-// Writers check the name with Lookup, so that nothing is written in the
-// wrong order.
-func Of(name string) Partitioner {
-	if p, err := Lookup(name); err == nil {
-		return p
-	}
-	return Murmur3
-}
-
 // Names lists the short names of the partitioners, for help texts.
 func Names() []string {
 	out := make([]string, len(partitioners))

@@ -30,12 +30,13 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // DefaultFormat is the version a flush writes when Options.Format is nil:
-// nb, what Cassandra 4.0, 4.1 and 5.0 (in its shipped compatibility mode)
-// write by default.
-const DefaultFormat = "nb"
+// version.Default, castable's one default (what Cassandra 4.0, 4.1 and 5.0
+// in its shipped compatibility mode write by default).
+const DefaultFormat = version.Default
 
 // Options configure one flush. Zero values mean the defaults given per field.
 type Options struct {

@@ -85,8 +85,14 @@ func NewDecoder(r io.Reader, t *schema.Table, opts DecodeOptions) *Decoder {
 	if opts.MaxValueBytes <= 0 {
 		opts.MaxValueBytes = 64 << 20
 	}
-	d := &Decoder{t: t, part: dht.Of(t.Options.Partitioner), s: newScanner(r, opts.MaxValueBytes), opts: opts, position: -1,
+	part, err := dht.Lookup(t.Options.Partitioner)
+	d := &Decoder{t: t, part: part, s: newScanner(r, opts.MaxValueBytes), opts: opts, position: -1,
 		cols: make(map[string]*schema.Column)}
+	if err != nil {
+		// Every Next… returns it: nothing is ordered by a guessed
+		// partitioner.
+		d.err = fmt.Errorf("jsondump: table %s.%s: the partitioner of its schema options: %w", t.Keyspace, t.Name, err)
+	}
 	for _, group := range [][]*schema.Column{t.PartitionKey, t.Clustering, t.Static, t.Regular} {
 		for _, c := range group {
 			d.cols[c.Name] = c

@@ -65,6 +65,10 @@ type Memtable struct {
 	shift   uint
 	shards  []shard
 
+	// err is set when the table names a partitioner dht does not know:
+	// Apply returns it, so that nothing is ordered by a guessed partitioner.
+	err error
+
 	frozen     atomic.Bool
 	freezeOnce sync.Once
 	frozenView *Frozen
@@ -103,18 +107,24 @@ type entry struct {
 	inline inlineParts
 }
 
-// New returns an empty memtable for table t.
+// New returns an empty memtable for table t. A partitioner t's options name
+// that package dht does not know makes every Apply fail with an error
+// naming it and the table (never a guessed partitioner).
 func New(t *schema.Table, opts Options) *Memtable {
 	n := opts.Shards
 	if n <= 0 {
 		n = 64
 	}
 	logN := bits.Len(uint(n - 1))
-	part := dht.Of(t.Options.Partitioner)
+	part, err := dht.Lookup(t.Options.Partitioner)
+	if err != nil {
+		err = fmt.Errorf("memtable: table %s.%s: the partitioner of its schema options: %w", t.Keyspace, t.Name, err)
+	}
 	m := &Memtable{
+		err:     err,
 		table:   t,
 		part:    part,
-		byHash:  part.PreservesOrder(),
+		byHash:  part != nil && part.PreservesOrder(),
 		now:     opts.Now,
 		noPurge: opts.NoPurge,
 		shift:   uint(64 - logN),
@@ -159,6 +169,9 @@ func (m *Memtable) shardOf(token dht.Token, key []byte) *shard {
 // Apply costs O(size of p · log(rows of the partition)): appending rows to a
 // large partition in clustering order stays cheap.
 func (m *Memtable) Apply(p *mutation.Partition) error {
+	if m.err != nil {
+		return m.err
+	}
 	if err := checkKeyLimits(p); err != nil {
 		return err
 	}
@@ -536,6 +549,9 @@ func (e *entry) prefetchValues() {
 
 // Get returns the partition with the given serialized key, or nil.
 func (f *Frozen) Get(key []byte) *mutation.Partition {
+	if f.m.err != nil {
+		return nil // nothing was applied
+	}
 	token := f.m.part.Token(key)
 	if e := f.m.shardOf(token, key).tree.get(token, key); e != nil {
 		return &e.p

@@ -20,6 +20,7 @@ import (
 type Builder struct {
 	t        *schema.Table
 	part     dht.Partitioner
+	err      error // the table's partitioner is unknown: Finish returns it
 	key      []byte
 	deletion DeletionTime
 
@@ -43,9 +44,15 @@ type Builder struct {
 var emptyBytes = []byte{}
 
 // NewBuilder returns a builder for partitions of table t, whose tokens it
-// computes with the table's partitioner (schema.Options.Partitioner).
+// computes with the table's partitioner (schema.Options.Partitioner). A
+// partitioner package dht does not know makes every Finish fail with an
+// error naming it and the table.
 func NewBuilder(t *schema.Table) *Builder {
-	b := &Builder{t: t, part: dht.Of(t.Options.Partitioner)}
+	part, err := dht.Lookup(t.Options.Partitioner)
+	if err != nil {
+		err = fmt.Errorf("mutation: table %s.%s: the partitioner of its schema options: %w", t.Keyspace, t.Name, err)
+	}
+	b := &Builder{t: t, part: part, err: err}
 	b.Reset(nil)
 	return b
 }
@@ -130,6 +137,9 @@ func (b *Builder) AddMarker(m RangeTombstoneMarker) { b.markers = append(b.marke
 // or two cells for the same column and path are an error (merge such
 // updates with Merge instead).
 func (b *Builder) Finish() (*Partition, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
 	if err := b.sortRows(); err != nil {
 		return nil, err
 	}

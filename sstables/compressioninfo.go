@@ -304,7 +304,7 @@ func compressionInfoFor(p compress.Params, withMax bool) (*CompressionInfo, erro
 	if withMax {
 		ci.MaxCompressedLength = p.MaxCompressedLength()
 	} else if p.MinCompressRatio > 0 {
-		return nil, fmt.Errorf("sstables: min_compress_ratio needs a version with maxCompressedLength (na or later)")
+		return nil, fmt.Errorf("sstables: min_compress_ratio needs a version with maxCompressedLength (%s)", version.Summarize(version.Select(version.Version.HasMaxCompressedLength)))
 	}
 	return ci, nil
 }

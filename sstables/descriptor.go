@@ -125,7 +125,7 @@ func ParseDescriptor(path string) (d Descriptor, c Component, temp bool, err err
 	}
 	parts := strings.SplitN(name, "-", 4)
 	if len(parts) != 4 || (parts[2] != "big" && parts[2] != "bti") || len(parts[0]) != 2 {
-		return d, "", temp, fmt.Errorf("%s: not an SSTable component name (want <version>-<id>-big-<Component>, …-bti-…, or Cassandra 2.1's <keyspace>-<table>-ka-<generation>-<Component>)", path)
+		return d, "", temp, fmt.Errorf("%s: not an SSTable component name (want <version>-<id>-big-<Component>, …-bti-…, or <keyspace>-<table>-<version>-<generation>-<Component> for %s)", path, version.Summarize(version.Select(version.Version.LegacyFileName)))
 	}
 	if d.Version, err = version.Parse(parts[0]); err != nil {
 		return d, "", temp, fmt.Errorf("%s: %w", path, err)

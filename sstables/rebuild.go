@@ -1,8 +1,10 @@
 package sstables
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 )
@@ -30,6 +32,16 @@ type RebuildOptions struct {
 	MinIndexInterval int
 	// DryRun reports what would be written without writing anything.
 	DryRun bool
+	// Filter also rewrites an existing Filter.db that is not the one a
+	// flush of the same data writes — sized by FilterFactory.getFilter for
+	// the exact partition count and Statistics.db's bloom_filter_fp_chance
+	// — replacing it atomically (temporary name, fsync, rename over it):
+	// the repair for the undersized filters of bulk writers that size it
+	// for zero keys (FilterRebuild.CheckSize). No other component refers
+	// to Filter.db's content (the digest covers Data.db; TOC.txt names it),
+	// so nothing else changes. The keys come from Index.db, or from
+	// Data.db for a version without one (BTI).
+	Filter bool
 }
 
 // RebuildResult says what RebuildComponents wrote.
@@ -37,6 +49,9 @@ type RebuildResult struct {
 	// Written are the components written (or, with DryRun, that would
 	// be), in canonical order.
 	Written []Component
+	// Replaced are those of Written that replaced an existing file
+	// (Filter.db with RebuildOptions.Filter).
+	Replaced []Component
 	// Partitions is the number of Index.db entries the rebuild walked.
 	Partitions int64
 	// TOCUpdated says TOC.txt was written (it did not list a written
@@ -53,15 +68,14 @@ type RebuildResult struct {
 // writes them: the summary samples every MinIndexInterval-th entry; the
 // filter is sized for the exact partition count with Statistics.db's
 // bloom_filter_fp_chance (none when it is 1, as Cassandra writes none).
-// r must be a reader of a format with Index.db (sstables.IndexWalker, every
-// BIG version). An existing component is never touched, even when it does
-// not parse (Verify reports it; castable scrub rewrites the SSTable).
+// The keys come from Index.db when r has one (sstables.IndexWalker, every
+// BIG and 2.x version), else from Data.db (BTI, which has no Summary.db).
+// An existing component is never touched, even when it does not parse
+// (Verify reports it; castable scrub rewrites the SSTable), except
+// Filter.db with RebuildOptions.Filter.
 func RebuildComponents(r Reader, opts RebuildOptions) (*RebuildResult, error) {
 	desc := r.Descriptor()
-	idx, ok := r.(IndexWalker)
-	if !ok {
-		return nil, fmt.Errorf("sstables: rebuild: %s (version %s) has no Index.db to rebuild Summary.db and Filter.db from", desc, desc.Version)
-	}
+	idx, hasIndex := r.(IndexWalker)
 	fsys := fsOrDefault(opts.FS)
 	res := &RebuildResult{Skipped: map[Component]string{}}
 	exists := func(c Component) (bool, error) {
@@ -79,6 +93,9 @@ func RebuildComponents(r Reader, opts RebuildOptions) (*RebuildResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if desc.Version.Tries() {
+		hasSummary = true // BTI has no Summary.db: nothing to rebuild
+	}
 	hasFilter, err := exists(ComponentFilter)
 	if err != nil {
 		return nil, err
@@ -91,15 +108,18 @@ func RebuildComponents(r Reader, opts RebuildOptions) (*RebuildResult, error) {
 	if st := r.Statistics(); st != nil {
 		fp = st.BloomFilterFPChance
 	}
-	wantSummary, wantFilter := !hasSummary, !hasFilter && fp > 0 && fp < 1
-	if hasSummary {
+	wantSummary, wantFilter := !hasSummary, (!hasFilter || opts.Filter) && fp > 0 && fp < 1
+	replaceFilter := hasFilter && wantFilter
+	if hasSummary && !desc.Version.Tries() {
 		res.Skipped[ComponentSummary] = "exists"
 		if _, err := ReadSummary(fsys, desc, SummaryReadOptions{Boundaries: desc.Version.SummaryBoundaries(), DataCompressed: compressed}); errors.Is(err, ErrCorrupt) {
 			res.Skipped[ComponentSummary] = fmt.Sprintf("exists but does not parse (%v): left as it is, since rebuild never modifies a component; remove it and rebuild", err)
 		}
 	}
 	switch {
-	case hasFilter:
+	case hasFilter && !wantFilter && opts.Filter:
+		res.Skipped[ComponentFilter] = fmt.Sprintf("exists; Statistics.db's bloom_filter_fp_chance is %g: Cassandra writes no Filter.db", fp)
+	case hasFilter && !wantFilter:
 		res.Skipped[ComponentFilter] = "exists"
 	case !wantFilter:
 		res.Skipped[ComponentFilter] = fmt.Sprintf("Statistics.db's bloom_filter_fp_chance is %g: Cassandra writes no Filter.db", fp)
@@ -116,19 +136,50 @@ func RebuildComponents(r Reader, opts RebuildOptions) (*RebuildResult, error) {
 	if wantSummary {
 		sb = NewSummaryBuilder(sopts)
 	}
+	if sb != nil && !hasIndex {
+		return nil, fmt.Errorf("sstables: rebuild: %s (version %s) has no Index.db to rebuild Summary.db from", desc, desc.Version)
+	}
+	// walkKeys calls fn with every partition key: Index.db's, or Data.db's
+	// without one.
+	walkKeys := func(fn func(key []byte, indexOffset int64)) error {
+		if hasIndex {
+			return idx.WalkIndex(func(e IndexEntryInfo) error {
+				fn(e.Key, e.IndexOffset)
+				return nil
+			})
+		}
+		sc, err := r.Scan()
+		if err != nil {
+			return err
+		}
+		defer sc.Close()
+		for {
+			p, err := sc.NextPartition()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			fn(p.Key, -1)
+		}
+	}
 	var n int64
-	if err := idx.WalkIndex(func(e IndexEntryInfo) error {
+	if err := walkKeys(func(key []byte, indexOffset int64) {
 		n++
 		if sb != nil {
-			sb.Add(e.Key, e.IndexOffset)
+			sb.Add(key, indexOffset)
 		}
-		return nil
 	}); err != nil {
 		return nil, err
 	}
 	res.Partitions = n
 	if n == 0 {
-		return nil, fmt.Errorf("sstables: rebuild: %s: Index.db has no entries (no writer leaves an SSTable without partitions)", desc.Path(ComponentIndex))
+		what := desc.Path(ComponentIndex) + ": Index.db has no entries"
+		if !hasIndex {
+			what = desc.Path(ComponentData) + ": Data.db has no partitions"
+		}
+		return nil, fmt.Errorf("sstables: rebuild: %s (no writer leaves an SSTable without partitions)", what)
 	}
 	content := map[Component][]byte{}
 	if sb != nil {
@@ -143,13 +194,22 @@ func RebuildComponents(r Reader, opts RebuildOptions) (*RebuildResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := idx.WalkIndex(func(e IndexEntryInfo) error {
-			f.Add(e.Key)
-			return nil
-		}); err != nil {
+		if err := walkKeys(func(key []byte, _ int64) { f.Add(key) }); err != nil {
 			return nil, err
 		}
 		content[ComponentFilter] = f.AppendTo(nil)
+		if replaceFilter {
+			old, err := readWholeFile(fsys, desc.Path(ComponentFilter), ComponentFilter, maxBloomFileSize)
+			if err != nil {
+				return nil, err
+			}
+			if bytes.Equal(old, content[ComponentFilter]) {
+				delete(content, ComponentFilter)
+				res.Skipped[ComponentFilter] = fmt.Sprintf("exists and is the filter a flush writes for %d partitions", n)
+			} else {
+				res.Replaced = append(res.Replaced, ComponentFilter)
+			}
+		}
 	}
 	for c := range content {
 		res.Written = append(res.Written, c)
@@ -216,7 +276,16 @@ func RebuildComponents(r Reader, opts RebuildOptions) (*RebuildResult, error) {
 		}
 	}
 	for i, c := range res.Written {
-		// A component that appeared meanwhile is not replaced.
+		// A component that appeared meanwhile is not replaced (one
+		// rebuilt on purpose is: rename swaps it atomically).
+		if slices.Contains(res.Replaced, c) {
+			if err := fsys.Rename(temps[i], desc.Path(c)); err != nil {
+				cleanup()
+				return nil, err
+			}
+			temps[i] = ""
+			continue
+		}
 		if ok, err := exists(c); err != nil || ok {
 			cleanup()
 			if err == nil {

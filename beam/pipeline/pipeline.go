@@ -45,6 +45,7 @@ import (
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
 	_ "github.com/castable-db/castable/sstables/formats" // every format, for sstables.Lookup
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // Options configure the pipeline. Out, one schema (SchemaFile or Schema)
@@ -69,15 +70,17 @@ type Options struct {
 	// Header, each file starts with one).
 	CSVOptions bulk.CSVOptions
 
-	// Format is the SSTable version written ("mc", "nb", "oa", … any that
-	// sstables.Formats(true) lists); "" means "mc".
+	// Format is the SSTable version written (any that
+	// sstables.Formats(true) lists); "" means version.Default, what
+	// castable write writes (and what a 4.x or 5.0 cluster streams).
 	Format string
 	// Partitioner overrides the table's partitioner (short or full class
 	// name); "" keeps the table's (Murmur3 by default).
 	Partitioner string
 	// Compression is the codec (lz4, snappy, deflate, zstd, none); "" means
 	// the schema's WITH compression, then LZ4. ChunkLengthKB is the chunk
-	// length in KiB; 0 means the schema's, then 64.
+	// length in KiB; 0 means the schema's, then the version's default (16 KiB
+	// from 4.0's versions on, 64 KiB before: version.Profile).
 	Compression   string
 	ChunkLengthKB int
 	// Timestamp is the write time in µs of CQL statements and CSV records
@@ -268,8 +271,12 @@ func resolve(ctx context.Context, o Options) (job, error) {
 	if _, err := bulk.CompressionParams(table, o.Compression, o.ChunkLengthKB); err != nil {
 		return j, err
 	}
+	part, err := dht.Lookup(table.Options.Partitioner)
+	if err != nil { // loadTable checked it; this is not reached
+		return j, fmt.Errorf("table %s.%s: %w", table.Keyspace, table.Name, err)
+	}
 	j = job{
-		SchemaText: text, Table: table.Keyspace + "." + table.Name, Partitioner: dht.Of(table.Options.Partitioner).Name(),
+		SchemaText: text, Table: table.Keyspace + "." + table.Name, Partitioner: part.Name(),
 		CSV: o.CSVOptions, Timestamp: o.Timestamp, Format: format.Version().String(),
 		Codec: o.Compression, ChunkKB: o.ChunkLengthKB, Memtable: o.MemtableSize, MaxSSTable: o.MaxSSTableSize, Jobs: o.Jobs,
 		Out: strings.TrimSuffix(o.Out, "/"), LocalDir: o.LocalDir, Generations: o.Generations, BadRecords: o.BadRecords != "",
@@ -367,7 +374,7 @@ func loadTable(text, name, pick, partitioner string) (*cql.Schema, *schema.Table
 // writeFormat returns the writable format of a version name.
 func writeFormat(name string) (sstables.Format, error) {
 	if name == "" {
-		name = "mc"
+		name = version.Default
 	}
 	f, err := sstables.Lookup(strings.ToLower(name))
 	if err != nil {

@@ -1,5 +1,5 @@
-// Command castable writes and reads Apache Cassandra SSTables (format mc of
-// Cassandra 3.0/3.11 and la of 2.2): write sstabledump JSON, CQL or CSV into
+// Command castable writes and reads Apache Cassandra and ScyllaDB SSTables of
+// every version (castable versions lists them): write sstabledump JSON, CQL or CSV into
 // SSTables, dump them as JSON, verify them, show their metadata and layout,
 // convert between formats and codecs, and rescue damaged SSTables (scrub).
 //
@@ -21,6 +21,8 @@ import (
 
 	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/cli"
+	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 func main() {
@@ -39,7 +41,7 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 	return ctx, stop
 }
 
-const appDescription = `castable writes SSTables byte-identical to what Cassandra writes, through a
+var appDescription = `castable writes SSTables byte-identical to what Cassandra writes, through a
 parallel chunked compression and checksum pipeline, and reads real Cassandra
 SSTables back exactly. Data goes to standard output, and nothing else does:
 messages, progress bars and summaries go to standard error.
@@ -50,8 +52,10 @@ Exit status:
       does not match the schema, an unreadable file
    2  a usage error: unknown flag, missing or conflicting arguments
 
-Give an SSTable as the path of any of its components (dir/mc-1-big-Data.db),
-its prefix (dir/mc-1-big) or a directory holding it.`
+Give an SSTable as the path of any of its components (` + example("dir", defaultVersion, 1, "", sstables.ComponentData) + `),
+its prefix (` + example("dir", defaultVersion, 1, "", "") + `) or a directory holding it. 'castable versions' lists
+the SSTable versions, what castable does with each and which Cassandra
+releases read them.`
 
 // run executes the command line and returns the exit status.
 func run(ctx context.Context, args []string, env *cli.Env) int {
@@ -65,7 +69,7 @@ func run(ctx context.Context, args []string, env *cli.Env) int {
 	}
 	app := &ucli.App{
 		Name:                      "castable",
-		Usage:                     "write, read, verify and convert Cassandra and ScyllaDB SSTables of every version (la, ma … oa; BTI da, ms, mt)",
+		Usage:                     "write, read, verify and convert Cassandra and ScyllaDB SSTables of every version (" + allVersions + ")",
 		Description:               appDescription,
 		Writer:                    stdout,
 		ErrWriter:                 stderr,
@@ -91,6 +95,7 @@ func run(ctx context.Context, args []string, env *cli.Env) int {
 			convertCommand(ctx, env),
 			scrubCommand(ctx, env),
 			versionCommand(env),
+			versionsCommand(env),
 			genCSVCommand(env),
 		},
 	}
@@ -163,8 +168,8 @@ func compressionFlags() []ucli.Flag {
 		&ucli.IntFlag{Name: "chunk-length-kb", Usage: "uncompressed chunk length in `KiB` (a power of two)"},
 		&ucli.IntFlag{Name: "generation", Usage: "generation `N` of the first SSTable written (default: the next free one in --out)"},
 		&ucli.BoolFlag{Name: "uuid-identifiers", Usage: "name SSTables with UUID-based identifiers (Cassandra 4.1+) instead of generations"},
-		&ucli.IntFlag{Name: "column-index-size-kb", Usage: "column_index_size in `KiB`: rows of a partition are indexed in blocks of that size (default: the version's, 64)"},
-		&ucli.StringFlag{Name: "expiration-overflow-policy", Value: "reject", Usage: "`POLICY` for deletion and expiry times past 2038 in versions before oa: reject (an error naming the partition) or cap (to 2038-01-19, as Cassandra's CAP)"},
+		&ucli.IntFlag{Name: "column-index-size-kb", Usage: "column_index_size in `KiB`: rows of a partition are indexed in blocks of that size (default: the version's: 64 KiB, 16 KiB for Cassandra 5.0's BTI)"},
+		&ucli.StringFlag{Name: "expiration-overflow-policy", Value: "reject", Usage: "`POLICY` for deletion and expiry times past 2038 in versions that cannot store them (all but " + unsignedTimeVersions + "): reject (an error naming the partition) or cap (to 2038-01-19, as Cassandra's CAP)"},
 		&ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "`N` cores for compression (default: all)"},
 	}
 }
@@ -206,10 +211,10 @@ Cassandra's defaults; the flags override them.
 Example:
   castable write --schema ks.cql --out data/ks/t dump.json
   castable write --schema ks.cql --csv rows.csv --header --out data/ks/t
-  castable write --schema ks.cql --format la --compression snappy --cql load.cql --out out`,
+  castable write --schema ks.cql --format ` + for311.String() + ` --compression snappy --cql load.cql --out for-3.11`,
 		Flags: append(append(schemaFlags(true),
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`DIR` to write the SSTables into", Required: true},
-			&ucli.StringFlag{Name: "format", Value: cli.DefaultFormat, Usage: "SSTable `VERSION`: la (Cassandra 2.2), ma … me (3.x), na, nb (4.x; nb is also 5.0's default), oa (5.0), da (5.0 BTI), ms, mt (ScyllaDB BTI)"},
+			&ucli.StringFlag{Name: "format", Value: version.Default, Usage: "SSTable `VERSION`: " + writableVersions + " ('castable versions' says which Cassandra reads each)"},
 			&ucli.StringFlag{Name: "partitioner", Usage: "the cluster's partitioner `NAME`, short or full class name: " + strings.Join(dht.Names(), ", ") + " (default Murmur3Partitioner)"},
 			&ucli.StringFlag{Name: "cql", Usage: "read CQL statements from `FILE` (- for stdin)"},
 			&ucli.StringFlag{Name: "csv", Usage: "read CSV records from `FILE` (- for stdin)"},
@@ -220,9 +225,9 @@ Example:
 			&ucli.IntFlag{Name: "ttl", Usage: "CSV: time to live in `SECONDS` (default: the table's default_time_to_live)"},
 			&ucli.Int64Flag{Name: "timestamp", Usage: "write time in `MICROSECONDS` of statements and rows without their own"},
 			&ucli.StringFlag{Name: "now", Usage: "clock for deletion and expiry times: `SECONDS` since the epoch or an RFC 3339 time"},
-			&ucli.BoolFlag{Name: "header-all-columns", Usage: "mc: list every table column in the serialization header (as ScyllaDB does)"},
-			&ucli.BoolFlag{Name: "scylla-shadowable", Usage: "mc: encode shadowable row deletions as ScyllaDB does (flag 0x80)"},
-			&ucli.BoolFlag{Name: "shadowable-as-regular", Usage: "la: write shadowable row deletions as regular ones instead of failing"},
+			&ucli.BoolFlag{Name: "header-all-columns", Usage: "list every table column in the serialization header, not only those that occur (as ScyllaDB does)"},
+			&ucli.BoolFlag{Name: "scylla-shadowable", Usage: "encode shadowable row deletions as ScyllaDB does (row flag 0x80)"},
+			&ucli.BoolFlag{Name: "shadowable-as-regular", Usage: "write shadowable row deletions as regular ones where the version cannot store them (" + writable2x + ") instead of failing"},
 			&ucli.StringFlag{Name: "memtable-size", Value: "64MiB", Usage: "flush the memtable when it holds `SIZE` of memory"},
 			&ucli.StringFlag{Name: "max-sstable-size", Usage: "start a new SSTable once Data.db passes `SIZE` (default: no cap)"},
 		), compressionFlags()...),
@@ -293,13 +298,14 @@ func dumpCommand(env *cli.Env) *ucli.Command {
 		ArgsUsage: "SSTABLE",
 		Description: `Prints the partitions of an SSTable as Cassandra's sstabledump does (times
 as ISO-8601), with -t as raw integers in strings, or with --canonical in the
-canonical form that 'castable write' reads back losslessly. For mc the schema
-is optional (the serialization header carries the types; column names come
-from it too); la without --schema shows values as hex blobs.
+canonical form that 'castable write' reads back losslessly. From Cassandra
+3.0's versions on the schema is optional (the serialization header carries
+the types; column names come from it too); ` + legacyCellVersions + ` without --schema show
+values as hex blobs.
 
 Example:
-  castable dump -k 42 -k 43 data/ks/t/mc-1-big-Data.db
-  castable dump --canonical -l data/ks/t/mc-1-big > t.jsonl`,
+  castable dump -k 42 -k 43 ` + example("data/ks/t", defaultVersion, 1, "", sstables.ComponentData) + `
+  castable dump --canonical -l ` + example("data/ks/t", defaultVersion, 1, "", "") + ` > t.jsonl`,
 		Flags: append(schemaFlags(false),
 			&ucli.BoolFlag{Name: "t", Usage: "print times as raw integers (strings of digits)"},
 			&ucli.BoolFlag{Name: "canonical", Usage: "print the canonical form (integer times, explicit cell timestamps and TTLs)"},
@@ -342,7 +348,7 @@ stands for every SSTable in it.
 
 Example:
   castable verify data/ks/t
-  castable verify --strict data/ks/t/mc-1-big-Data.db`,
+  castable verify --strict ` + example("data/ks/t", defaultVersion, 1, "", sstables.ComponentData),
 		Flags: append(schemaFlags(false),
 			&ucli.BoolFlag{Name: "strict", Usage: "fail SSTables that have warnings, not only damaged ones"}, opaqueFlag()),
 		Action: func(c *ucli.Context) error {
@@ -358,7 +364,7 @@ Example:
 func rebuildCommand(env *cli.Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "rebuild",
-		Usage:     "write back the Summary.db and Filter.db an SSTable lacks, rebuilt from Index.db",
+		Usage:     "write back the Summary.db and Filter.db an SSTable lacks, rebuilt from Index.db; --filter: replace an undersized Filter.db",
 		ArgsUsage: "SSTABLE...",
 		Description: `Cassandra rebuilds a missing Summary.db and Filter.db from Index.db when it
 opens an SSTable, and saves them; castable's readers rebuild them in memory
@@ -368,21 +374,28 @@ the --schema table's, else 128), the bloom filter with Statistics.db's
 bloom_filter_fp_chance (none when it is 1). Existing components are never
 modified: each new file is written under a temporary name, synced and
 renamed; TOC.txt last, and only when it does not list them (its lines kept,
-the new ones appended). Prints what it wrote, or "complete". A directory
-stands for every SSTable in it.
+the new ones appended). With --filter an existing Filter.db that is not the
+one a flush writes for the SSTable's partition count and fp chance is
+replaced too, atomically (temporary name, fsync, rename): the repair for
+the 16-byte filters that bulk writers sizing it for zero keys leave
+(Cassandra's CQLSSTableWriter; castable verify warns about them); the keys
+come from Index.db, or Data.db for BTI. Prints what it wrote, or
+"complete". A directory stands for every SSTable in it.
 
 Example:
-  castable rebuild data/ks/t/mc-1-big-Data.db
-  castable rebuild --dry-run data/ks/t`,
+  castable rebuild ` + example("data/ks/t", defaultVersion, 1, "", sstables.ComponentData) + `
+  castable rebuild --dry-run data/ks/t
+  castable rebuild --filter data/ks/t`,
 		Flags: append(schemaFlags(false),
 			&ucli.IntFlag{Name: "min-index-interval", Usage: "summary sampling interval `N` (default: the table's min_index_interval, or 128)"},
-			&ucli.BoolFlag{Name: "dry-run", Usage: "print what would be written, write nothing"}),
+			&ucli.BoolFlag{Name: "dry-run", Usage: "print what would be written, write nothing"},
+			&ucli.BoolFlag{Name: "filter", Usage: "also replace a Filter.db that is not the one a flush writes for the partition count (an undersized one)"}),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() == 0 {
 				return cli.Usagef("missing SSTable")
 			}
 			return cli.Rebuild(env, cli.RebuildOptions{SSTables: c.Args().Slice(), Schema: c.String("schema"), Table: c.String("table"),
-				MinIndexInterval: c.Int("min-index-interval"), DryRun: c.Bool("dry-run")})
+				MinIndexInterval: c.Int("min-index-interval"), DryRun: c.Bool("dry-run"), Filter: c.Bool("filter")})
 		},
 	}
 }
@@ -396,12 +409,12 @@ func metadataCommand(env *cli.Env) *ucli.Command {
 minimum and maximum timestamps (raw and ISO-8601), local deletion times,
 TTLs, compression (class, chunk length, ratio), estimated droppable
 tombstones, level, repairedAt, commit log positions, the partition size and
-cell count histograms as text bars, min/max clustering values, the mc
+cell count histograms as text bars, min/max clustering values, the
 serialization header, Summary.db and TOC.txt. --json prints the same as one
 JSON object.
 
 Example:
-  castable metadata --json data/ks/t/mc-1-big-Data.db`,
+  castable metadata --json ` + example("data/ks/t", defaultVersion, 1, "", sstables.ComponentData),
 		Flags: append(schemaFlags(false), &ucli.BoolFlag{Name: "json", Usage: "print JSON"}, opaqueFlag()),
 		Action: func(c *ucli.Context) error {
 			path, err := oneArg(c, "SSTable")
@@ -425,7 +438,7 @@ and Index.db offsets and sizes; with -k, that partition's promoted index
 blocks (first and last clustering, offset, width, open range tombstone).
 
 Example:
-  castable layout -k key1 data/ks/t/mc-1-big-Data.db`,
+  castable layout -k key1 ` + example("data/ks/t", defaultVersion, 1, "", sstables.ComponentData),
 		Flags: append(schemaFlags(false), &ucli.StringFlag{Name: "k", Usage: "show partition `KEY` and its index blocks"}, opaqueFlag()),
 		Action: func(c *ucli.Context) error {
 			path, err := oneArg(c, "SSTable")
@@ -445,7 +458,7 @@ func convertCommand(ctx context.Context, env *cli.Env) *ucli.Command {
 		ArgsUsage: "SSTABLE...",
 		Description: `Streams each input through a reader into a writer, row by row, so memory
 stays bounded whatever the partition sizes; inputs are converted in parallel.
-Converts between any two versions (la, ma … oa, da, ms, mt: upgrade and downgrade),
+Converts between any two versions (` + writableVersions + `: upgrade and downgrade),
 changes the codec or the chunk length, or rewrites in the same version (the
 default without --to). Without --compression each input's compressor, its
 options and chunk length are kept; without --column-index-size-kb, the
@@ -453,20 +466,20 @@ granularity the input's row index shows. Outputs appear atomically (temporary na
 TOC.txt last) and are all removed when any conversion fails. Carries over
 the partitioner and every Statistics.db value that does not follow from the
 data: repairedAt, pending repair, the level, the commit log positions, the
-originating host id (and ancestors from la to la). Data the target cannot hold is an error naming the partition, unless a
+originating host id (and the compaction ancestors between 2.x versions). Data the target cannot hold is an error naming the partition, unless a
 flag says how to degrade it. The Data.db path of every output is printed on
 stdout.
 
 Example:
-  castable convert --to nb --schema ks.cql --out out data/ks/t/la-1-big-Data.db
-  castable convert --to mc --out out data/ks/t/oa-3gll_1kke_3qdyo2i4kzfpt3cqcy-big-Data.db
+  castable convert --to ` + version.Default + ` --schema ks.cql --out out ` + example("data/ks/t", version.OfFamily(version.Cells2x)[0].WriteAs(), 1, "", sstables.ComponentData) + `
+  castable convert --to ` + for311.String() + ` --out for-3.11 ` + example("data/ks/t", from50, 0, "3gll_1kke_3qdyo2i4kzfpt3cqcy", sstables.ComponentData) + `
   castable convert --compression zstd --chunk-length-kb 16 --out out data/ks/t`,
 		Flags: append(append(schemaFlags(false),
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`DIR` to write into", Required: true},
-			&ucli.StringFlag{Name: "to", Usage: "target `VERSION`: la, ma … me, na, nb, nc, oa, da, ms, mt (default: each input's own)"},
-			&ucli.BoolFlag{Name: "scylla-shadowable", Usage: "mc: encode shadowable row deletions as ScyllaDB does (flag 0x80)"},
-			&ucli.BoolFlag{Name: "shadowable-as-regular", Usage: "la: write shadowable row deletions as regular ones instead of failing"},
-			&ucli.BoolFlag{Name: "header-all-columns", Usage: "mc: list every table column in the serialization header (as ScyllaDB does)"},
+			&ucli.StringFlag{Name: "to", Usage: "target `VERSION`: " + writableVersions + " (default: each input's own)"},
+			&ucli.BoolFlag{Name: "scylla-shadowable", Usage: "encode shadowable row deletions as ScyllaDB does (row flag 0x80)"},
+			&ucli.BoolFlag{Name: "shadowable-as-regular", Usage: "write shadowable row deletions as regular ones where the version cannot store them (" + writable2x + ") instead of failing"},
+			&ucli.BoolFlag{Name: "header-all-columns", Usage: "list every table column in the serialization header, not only those that occur (as ScyllaDB does)"},
 			opaqueFlag(),
 		), compressionFlags()...),
 		Action: func(c *ucli.Context) error {
@@ -514,11 +527,11 @@ stderr; the Data.db paths written on stdout, or with --json the reports.
 Exits 1 when anything was lost, 0 otherwise.
 
 Example:
-  castable scrub --out rescued data/ks/t/mc-5-big-Data.db
-  castable scrub --reinsert-overflowed-ttl --to oa --json --out rescued data/ks/t`,
+  castable scrub --out rescued ` + example("data/ks/t", defaultVersion, 5, "", sstables.ComponentData) + `
+  castable scrub --reinsert-overflowed-ttl --to ` + from50.String() + ` --json --out rescued data/ks/t`,
 		Flags: append(append(schemaFlags(false),
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`DIR` to write into (not the input's)", Required: true},
-			&ucli.StringFlag{Name: "to", Usage: "target `VERSION`: la, ma … me, na, nb, nc, oa, da, ms, mt (default: each input's own)"},
+			&ucli.StringFlag{Name: "to", Usage: "target `VERSION`: " + writableVersions + " (default: each input's own)"},
 			&ucli.BoolFlag{Name: "reinsert-overflowed-ttl", Usage: "repair expiration times that overflowed to negative values (CASSANDRA-14092) as Cassandra's scrub does"},
 			&ucli.BoolFlag{Name: "json", Usage: "print the reports as JSON on stdout"},
 		), compressionFlags()...),

@@ -175,17 +175,10 @@ func Convert(ctx context.Context, env *Env, opts ConvertOptions) ([]*sstables.Wr
 }
 
 // keepVersion returns the format convert writes for an input of version v
-// without --to: v itself, or la for the read-only 2.x versions, or
-// DefaultFormat.
+// without --to: v itself, or for a read-only version what the table says it
+// is written as (v.WriteAs).
 func keepVersion(v version.Version) sstables.Format {
-	if f, err := sstables.LookupVersion(v); err == nil && v.Writable() {
-		return f
-	}
-	name := DefaultFormat
-	if v.LegacyCells() {
-		name = "la"
-	}
-	f, _ := sstables.Lookup(name)
+	f, _ := sstables.LookupVersion(v.WriteAs())
 	return f
 }
 

@@ -37,9 +37,14 @@ type MetadataOptions struct {
 // SSTableMetadata is what castable metadata reports: Statistics.db,
 // CompressionInfo.db (or CRC.db), Summary.db and TOC.txt.
 type SSTableMetadata struct {
-	SSTable    string `json:"sstable"`
-	Version    string `json:"version"`
-	Generation int    `json:"generation,omitempty"`
+	SSTable string `json:"sstable"`
+	Version string `json:"version"`
+	// WrittenBy names the releases that write the version, ReadBy the
+	// Cassandra releases that read it (none for ScyllaDB's own), from the
+	// version table: can a cluster load this SSTable?
+	WrittenBy  string   `json:"written_by"`
+	ReadBy     []string `json:"read_by"`
+	Generation int      `json:"generation,omitempty"`
 	// UUID is the UUID-based identifier, when the SSTable has one.
 	UUID        string `json:"uuid,omitempty"`
 	Partitioner string `json:"partitioner,omitempty"`
@@ -217,7 +222,13 @@ func ReadMetadata(opts MetadataOptions) (*SSTableMetadata, error) {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	md := &SSTableMetadata{SSTable: strings.TrimSuffix(desc.Filename(""), "-"), Version: desc.Version.String(), Generation: desc.Generation, UUID: desc.UUID}
+	md := &SSTableMetadata{SSTable: strings.TrimSuffix(desc.Filename(""), "-"), Version: desc.Version.String(), Generation: desc.Generation, UUID: desc.UUID,
+		WrittenBy: desc.Version.Release(), ReadBy: []string{}}
+	for _, rel := range version.Releases() {
+		if desc.Version.ReadBy(rel) {
+			md.ReadBy = append(md.ReadBy, rel)
+		}
+	}
 	fillStatistics(md, r.Statistics(), desc.Version, table)
 	tombstones := r.Statistics().Stats.TombstoneDropTimes
 	if cells := histogramMean(md.CellCounts) * histogramCount(md.CellCounts); cells > 0 && tombstones != nil {

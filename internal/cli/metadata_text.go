@@ -18,6 +18,11 @@ func (md *SSTableMetadata) WriteText(w io.Writer) error {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
 	p("SSTable: %s", md.SSTable)
 	p("Version: %s (generation %d)", md.Version, md.Generation)
+	readBy := "no Cassandra release"
+	if len(md.ReadBy) > 0 {
+		readBy = "Cassandra " + strings.Join(md.ReadBy, ", ")
+	}
+	p("Written by %s; read by %s", md.WrittenBy, readBy)
 	p("Partitioner: %s", md.Partitioner)
 	if md.BloomFilterFPChance > 0 {
 		p("Bloom Filter FP chance: %f", md.BloomFilterFPChance)

@@ -18,6 +18,7 @@ import (
 	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/internal/oracle"
 	"github.com/castable-db/castable/internal/testdata"
+	"github.com/castable-db/castable/sstables"
 )
 
 // referenceOrder orders two text partition keys as Cassandra's partitioner
@@ -290,5 +291,42 @@ func TestCassandraReadsPartitioners(t *testing.T) {
 				t.Fatal(diff)
 			}
 		})
+	}
+}
+
+// TestUnknownPartitionerInStatistics: an SSTable whose Statistics.db names a
+// partitioner castable does not know (a copy of a real mc and la file,
+// edited) is a data error naming Statistics.db and the class, from dump and
+// verify alike — never read in Murmur3 order.
+func TestUnknownPartitionerInStatistics(t *testing.T) {
+	for _, src := range [][]string{{"cassandra", "3.x", "uncompressed", "simple"}, {"cassandra", "uncompressed"}} {
+		dir := copySSTable(t, testdata.Path(t, src...))
+		descs, err := resolveSSTables([]string{dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		desc := descs[0]
+		path := desc.Path(sstables.ComponentStatistics)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := sstables.DecodeStatistics(b, desc.Version, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Partitioner = "org.example.FancyPartitioner"
+		if b, err = sstables.AppendStatistics(nil, st, desc.Version); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range []string{"dump", "verify"} {
+			_, stderr, code := runCastable(t, nil, cmd, desc.Path(sstables.ComponentData))
+			if code != 1 || !strings.Contains(stderr, path+": corrupt Statistics.db") || !strings.Contains(stderr, "org.example.FancyPartitioner") {
+				t.Errorf("%s %s: exit %d, stderr:\n%s\nwant exit 1 naming %s and the partitioner", cmd, desc.Version, code, stderr, path)
+			}
+		}
 	}
 }

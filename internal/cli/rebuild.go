@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/castable-db/castable/sstables"
@@ -20,13 +21,19 @@ type RebuildOptions struct {
 	MinIndexInterval int
 	// DryRun prints what would be written and writes nothing.
 	DryRun bool
+	// Filter also replaces an existing Filter.db that is not the one a
+	// flush writes for the SSTable's partition count and bloom filter fp
+	// chance (a bulk writer's undersized filter), atomically
+	// (sstables.RebuildOptions.Filter).
+	Filter bool
 }
 
 // Rebuild writes back the Summary.db and Filter.db each SSTable lacks,
 // rebuilt from Index.db as Cassandra rebuilds and saves them when it opens
 // such an SSTable (sstables.RebuildComponents): new files only, each
 // synced and renamed into place, TOC.txt last and only when it does not
-// list them. It prints one line per SSTable on stdout: what it wrote, or
+// list them. With Filter it also replaces a Filter.db that is not the one a
+// flush writes (an undersized one, as castable verify warns). It prints one line per SSTable on stdout: what it wrote, or
 // "complete". An SSTable whose Index.db does not decode is reported on
 // stderr and makes the error non-nil; the others are still done.
 func Rebuild(env *Env, opts RebuildOptions) error {
@@ -72,6 +79,9 @@ func Rebuild(env *Env, opts RebuildOptions) error {
 		names := make([]string, len(res.Written))
 		for i, c := range res.Written {
 			names[i] = string(c)
+			if slices.Contains(res.Replaced, c) {
+				names[i] += " (replaced)"
+			}
 		}
 		toc := ""
 		if res.TOCUpdated {
@@ -99,5 +109,5 @@ func rebuildOne(d sstables.Descriptor, opts RebuildOptions, interval int, warn s
 		return nil, err
 	}
 	defer r.Close()
-	return sstables.RebuildComponents(r, sstables.RebuildOptions{MinIndexInterval: interval, DryRun: opts.DryRun})
+	return sstables.RebuildComponents(r, sstables.RebuildOptions{MinIndexInterval: interval, DryRun: opts.DryRun, Filter: opts.Filter})
 }

@@ -11,12 +11,8 @@ import (
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
 	_ "github.com/castable-db/castable/sstables/formats" // every format, for sstables.Lookup
+	"github.com/castable-db/castable/sstables/version"
 )
-
-// DefaultFormat is the version write produces without --format: nb, what
-// Cassandra 4.0, 4.1 and 5.0 (in its shipped compatibility mode) write.
-// convert without --to keeps each input's version.
-const DefaultFormat = "nb"
 
 // columnIndexSize turns a --column-index-size-kb value into
 // WriterOptions.ColumnIndexSize bytes (0: the version's default).
@@ -28,10 +24,11 @@ func columnIndexSize(kb int) (int, error) {
 }
 
 // writeFormat returns the format named by a --format/--to flag ("" means
-// DefaultFormat).
+// version.Default, what write produces without --format; convert without
+// --to keeps each input's version).
 func writeFormat(name string) (sstables.Format, error) {
 	if name == "" {
-		name = DefaultFormat
+		name = version.Default
 	}
 	f, err := sstables.Lookup(strings.ToLower(name))
 	if err != nil {
@@ -143,7 +140,9 @@ func parseSSTableArg(arg string) (sstables.Descriptor, error) {
 	if desc, _, temp, err := sstables.ParseDescriptor(prefix + "-" + string(sstables.ComponentData)); err == nil && !temp {
 		return desc, nil
 	}
-	return sstables.Descriptor{}, Usagef("%s: not an SSTable: give a component path such as dir/mc-1-big-Data.db, its prefix dir/mc-1-big, or a directory", arg)
+	ex := sstables.Descriptor{Dir: "dir", Version: version.MustParse(version.Default), Generation: 1}
+	return sstables.Descriptor{}, Usagef("%s: not an SSTable: give a component path such as %s, its prefix %s, or a directory", arg,
+		ex.Path(sstables.ComponentData), strings.TrimSuffix(ex.Path(""), "-"))
 }
 
 // prefixSSTables returns the SSTables whose Data.db name starts with the

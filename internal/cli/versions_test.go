@@ -15,7 +15,6 @@ import (
 	"github.com/castable-db/castable/internal/testdata"
 	"github.com/castable-db/castable/jsondump"
 	"github.com/castable-db/castable/sstables"
-	"github.com/castable-db/castable/sstables/big"
 	"github.com/castable-db/castable/sstables/version"
 )
 
@@ -120,26 +119,36 @@ func TestConvertLegacyToOwnVersion(t *testing.T) {
 }
 
 // TestConvertInfersColumnIndexSize: without --column-index-size-kb, the
-// granularity the legacy clust files' promoted indexes show (4 KiB) is
-// found and the rewrite is byte-identical.
+// granularity the legacy clust files' promoted indexes show (4 KiB; 1 KiB
+// for la, whose 2.x cells are counted atom by atom) is found and the
+// rewrite is byte-identical.
 func TestConvertInfersColumnIndexSize(t *testing.T) {
 	for _, s := range legacyBig(t) {
-		if !strings.Contains(s.Name, "_clust") || s.Version == "la" {
+		if !strings.Contains(s.Name, "_clust") {
 			continue
+		}
+		want := 4 << 10
+		if version.MustParse(s.Version).LegacyCells() {
+			want = 1 << 10
 		}
 		t.Run(s.Name, func(t *testing.T) {
 			desc, _, _, err := sstables.ParseDescriptor(s.Path("Data.db"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := big.Open(desc, nil, sstables.ReaderOptions{})
+			r, err := sstables.OpenAny(desc, nil, sstables.ReaderOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			size, exact, err := r.InferColumnIndexSize(64 << 10)
+			ci, ok := r.(columnIndexInferrer)
+			if !ok {
+				r.Close()
+				t.Fatalf("the %s reader does not infer the column index size", s.Version)
+			}
+			size, exact, err := ci.InferColumnIndexSize(64 << 10)
 			r.Close()
-			if err != nil || !exact || size != 4<<10 {
-				t.Fatalf("inferred %d (exact %v, %v), want 4096", size, exact, err)
+			if err != nil || !exact || size != want {
+				t.Fatalf("inferred %d (exact %v, %v), want %d", size, exact, err, want)
 			}
 			out := t.TempDir()
 			if _, err := Convert(context.Background(), quietEnv(), ConvertOptions{SSTables: []string{s.Path("Data.db")}, Out: out, Generation: 1}); err != nil {
@@ -149,6 +158,37 @@ func TestConvertInfersColumnIndexSize(t *testing.T) {
 			got.Dir = out
 			sameComponents(t, desc, got, nil)
 		})
+	}
+}
+
+// TestConvertInfersLAColumnIndexSize: every la SSTable of the corpus
+// rewritten by convert without --column-index-size-kb or a schema keeps
+// its promoted index: Index.db byte for byte (promoted_index_read was
+// written with column_index_size_in_kb 0, the legacy clust table with 1
+// KiB; before, la inputs got the target's 64 KiB).
+func TestConvertInfersLAColumnIndexSize(t *testing.T) {
+	n := 0
+	for _, s := range testdata.Supported(t) {
+		if v := version.MustParse(s.Version); !v.LegacyCells() || !v.Writable() {
+			continue
+		}
+		n++
+		t.Run(s.Name, func(t *testing.T) {
+			desc, _, _, err := sstables.ParseDescriptor(s.Path("Data.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := t.TempDir()
+			if _, err := Convert(context.Background(), quietEnv(), ConvertOptions{SSTables: []string{s.Path("Data.db")}, Out: out, Generation: desc.Generation}); err != nil {
+				t.Fatal(err)
+			}
+			got := desc
+			got.Dir = out
+			sameComponents(t, desc, got, []sstables.Component{sstables.ComponentIndex})
+		})
+	}
+	if n < 10 {
+		t.Fatalf("only %d la SSTables", n)
 	}
 }
 
@@ -310,4 +350,75 @@ func TestConvert311LZ4(t *testing.T) {
 	}
 	got.Dir = back
 	sameComponents(t, src, got, only)
+}
+
+// liveCellBin returns the count of the tombstone histogram's bin at
+// Integer.MAX_VALUE (live cells and, with the habit, row livenesses) of
+// the SSTable with Data.db path, or -1 without such a bin.
+func liveCellBin(t *testing.T, path string) int64 {
+	t.Helper()
+	desc, _, _, err := sstables.ParseDescriptor(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sstables.ReadStatistics(nil, desc, sstables.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := st.Stats.TombstoneDropTimes; h != nil {
+		points, counts := h.Bins()
+		if n := len(points); n > 0 && points[n-1] == 2147483647 {
+			return counts[n-1]
+		}
+	}
+	return -1
+}
+
+// TestMBCountsLivenessInLiveCellBin: Cassandra 3.0.7–3.8's writers of mb
+// count each live row liveness in the tombstone histogram's
+// Integer.MAX_VALUE bin beside the live cells, as the early mc writer of
+// the legacy corpus does (its clust table: 250 rows of one cell, a bin of
+// 500; ma's writer counts the cells only, 250). A fresh mb write of that
+// data has the bin of 500, and an mb SSTable with that habit (the legacy mc
+// file converted to mb, which carries the mc writer's habits) rewrites
+// byte for byte in every component: carry-over, which sees the bin but not
+// what it counted, takes the liveness habit from mb's profile.
+func TestMBCountsLivenessInLiveCellBin(t *testing.T) {
+	src := testdata.Path(t, "cassandra-legacy", "mc", "legacy_mc_clust", "mc-1-big-Data.db")
+	if got := liveCellBin(t, src); got != 500 {
+		t.Fatalf("the legacy mc file's live-cell bin is %d, want 500", got)
+	}
+	dir := t.TempDir()
+	schemaFile := legacySchema(t, dir, "legacy_mc_clust")
+	dump := filepath.Join(dir, "dump.json")
+	if err := os.WriteFile(dump, canonicalDump(t, src, schemaFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(dir, "fresh")
+	res, err := Write(context.Background(), quietEnv(), WriteOptions{Schema: schemaFile, Input: dump, Out: fresh, Format: "mb", Generation: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := liveCellBin(t, res.Results[0].Descriptor.Path(sstables.ComponentData)); got != 500 {
+		t.Errorf("a fresh mb write's live-cell bin is %d, want 500 (250 cells and 250 row livenesses)", got)
+	}
+
+	mid, back := filepath.Join(dir, "mid"), filepath.Join(dir, "back")
+	if _, err := Convert(context.Background(), quietEnv(), ConvertOptions{SSTables: []string{src}, Out: mid, To: "mb", Schema: schemaFile, Generation: 1, ColumnIndexSizeKB: 4}); err != nil {
+		t.Fatal(err)
+	}
+	mbFile := filepath.Join(mid, "mb-1-big-Data.db")
+	if got := liveCellBin(t, mbFile); got != 500 {
+		t.Fatalf("mc -> mb live-cell bin %d, want the mc writer's 500", got)
+	}
+	if _, err := Convert(context.Background(), quietEnv(), ConvertOptions{SSTables: []string{mbFile}, Out: back, Schema: schemaFile, Generation: 1, ColumnIndexSizeKB: 4}); err != nil {
+		t.Fatal(err)
+	}
+	want, _, _, err := sstables.ParseDescriptor(mbFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := want
+	got.Dir = back
+	sameComponents(t, want, got, nil)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/castable-db/castable/bulk"
 	"github.com/castable-db/castable/compress"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // Defaults of WriteOptions.
@@ -38,9 +39,8 @@ type WriteOptions struct {
 	// CSVOptions say how the CSV input is read.
 	CSVOptions CSVOptions
 
-	// Format is the SSTable version written (any writable one: la, ma …
-	// oa, da, ms, mt); "" means DefaultFormat (nb, what Cassandra 4.x and
-	// 5.0 write by default).
+	// Format is the SSTable version written (any writable one); "" means
+	// version.Default (what Cassandra 4.x and 5.0 write by default).
 	Format string
 	// Partitioner is the partitioner's class name, full or short
 	// ("ByteOrdered"); "" means Murmur3Partitioner.
@@ -247,7 +247,7 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 	}
 	partitions, _, output, dataLen, dataFile := sum.totals()
 	env.infof("castable write: %s rows, %s partitions -> %d SSTables (%s, %s) in %s: input %s, output %s, Data.db %s -> %s (ratio %.3f), %s, %s rows/s",
-		groupDigits(rows), groupDigits(partitions), len(results), format.Version(), describeParams(params), opts.Out,
+		groupDigits(rows), groupDigits(partitions), len(results), format.Version(), describeParams(params, format.Version()), opts.Out,
 		humanBytes(counted.n), humanBytes(output), humanBytes(dataLen), humanBytes(dataFile), ratio(dataFile, dataLen),
 		roundDuration(sum.Duration), groupDigits(perSecond(rows, sum.Duration)))
 	return sum, nil
@@ -294,10 +294,13 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// describeParams renders compression settings for the summary line.
-func describeParams(p compress.Params) string {
+// describeParams renders the compression settings version v is written
+// with for the summary line: without a chunk length, the version's default
+// (16 KiB from 4.0's versions on, 64 KiB before), as the writer takes it.
+func describeParams(p compress.Params, v version.Version) string {
 	if p.Codec == compress.None {
 		return "uncompressed"
 	}
-	return fmt.Sprintf("%s, %d KiB chunks", p.Codec, p.EffectiveChunkLength()>>10)
+	p = p.WithDefaultChunkLength(v.Profile().DefaultChunkLength)
+	return fmt.Sprintf("%s, %d KiB chunks", p.Codec, p.ChunkLength>>10)
 }

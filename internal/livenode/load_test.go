@@ -12,23 +12,12 @@ import (
 )
 
 // readBy lists the versions castable writes that a node of release
-// reads and loads.
+// reads and loads (the version table's ReadBy).
 func readBy(release string) []version.Version {
 	var out []version.Version
 	for _, f := range sstables.Formats(true) {
-		v := f.Version()
-		if v.Scylla() {
-			continue
-		}
-		switch release {
-		case "3.11":
-			if v.LegacyCells() || !v.HasMaxCompressedLength() && !v.Tries() {
-				out = append(out, v)
-			}
-		case "5.0":
-			if !v.LegacyCells() {
-				out = append(out, v)
-			}
+		if v := f.Version(); v.ReadBy(release) {
+			out = append(out, v)
 		}
 	}
 	return out

@@ -41,6 +41,7 @@ import (
 
 	"github.com/castable-db/castable/internal/oracle"
 	"github.com/castable-db/castable/internal/testdata"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // Flavour is a kind of node: a Cassandra release and its configuration.
@@ -67,6 +68,28 @@ var (
 	Cassandra50    = &Flavour{Name: "cassandra-5.0", Release: "5.0", build: oracle.Build50}
 	Cassandra50BTI = &Flavour{Name: "cassandra-5.0-bti", Release: "5.0", BTI: true, build: oracle.Build50}
 )
+
+// Reads reports whether a node of this flavour reads SSTables of version v
+// (the version table's ReadBy of its release).
+func (f *Flavour) Reads(v version.Version) bool { return v.ReadBy(f.Release) }
+
+// Flushes returns the version a node of this flavour writes when it
+// flushes or compacts: the newest version its release writes in the index
+// layout it is configured for (3.11: me; 5.0: oa, whose node runs without
+// the CASSANDRA_4 compatibility mode; 5.0 BTI: da).
+func (f *Flavour) Flushes() version.Version {
+	family := version.Big
+	if f.BTI {
+		family = version.BTI
+	}
+	var last version.Version
+	for _, v := range version.OfFamily(family) {
+		if v.WrittenBy(f.Release) {
+			last = v
+		}
+	}
+	return last
+}
 
 // Flavours lists every flavour.
 func Flavours() []*Flavour { return []*Flavour{Cassandra311, Cassandra50, Cassandra50BTI} }
@@ -632,16 +655,17 @@ func (n *Node) Load(ks, table, dir string) error {
 			return err
 		}
 	} else {
-		// import parses each file's directory as the table's and the one
-		// above as the keyspace's (Descriptor.fromFile) and silently
-		// skips a file whose names do not parse — a '-' or '.' in either,
-		// as in the node's work directory: load from …/<ks>/<table>/.
-		tmp, err := os.MkdirTemp(n.Dir, "import")
+		// import takes the keyspace and table of a file from the two
+		// directories above it and skips files of another table ("No new
+		// SSTables were found" in the log, nothing on nodetool's output),
+		// so the copy goes to <temp>/<ks>/<table>; a '-' in the table's
+		// directory name would be read as its table id.
+		base, err := os.MkdirTemp(n.Dir, "import")
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(tmp)
-		target = filepath.Join(tmp, ks, table)
+		defer os.RemoveAll(base)
+		target = filepath.Join(base, ks, table)
 		if err := os.MkdirAll(target, 0o755); err != nil {
 			return err
 		}

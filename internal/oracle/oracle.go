@@ -24,14 +24,22 @@ import (
 	"testing"
 
 	"github.com/castable-db/castable/internal/testdata"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // Oracle is one built Cassandra reader.
 type Oracle struct {
 	// Name is "cassandra-5.0" or "cassandra-3.11".
-	Name   string
-	script string
+	Name string
+	// Release is the Cassandra release whose readers it runs, as the
+	// version table names it ("5.0", "3.11"): Reads asks the table.
+	Release string
+	script  string
 }
+
+// Reads reports whether this Cassandra release reads version v
+// (version.Version.ReadBy), the versions to give the oracle.
+func (o *Oracle) Reads(v version.Version) bool { return v.ReadBy(o.Release) }
 
 type build struct {
 	once   sync.Once
@@ -45,13 +53,13 @@ var (
 )
 
 // Cassandra50 returns the oracle built from Cassandra 5.0's code, which reads
-// ma … oa and da.
+// what version.Version.ReadBy("5.0") says.
 func Cassandra50(tb testing.TB) *Oracle {
 	return get(tb, &cassandra50, "cassandra-5.0", "build.sh")
 }
 
 // Cassandra311 returns the oracle built from Cassandra 3.11.17, which reads
-// ka, la and ma … me.
+// what version.Version.ReadBy("3.11") says.
 func Cassandra311(tb testing.TB) *Oracle {
 	return get(tb, &cassandra311, "cassandra-3.11", filepath.Join("cassandra-3.11", "build.sh"))
 }
@@ -137,7 +145,7 @@ func buildOracle(script, out, name string) (*Oracle, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("the %s oracle build printed %q, which is not its command", name, path)
 	}
-	return &Oracle{Name: name, script: path}, nil
+	return &Oracle{Name: name, Release: strings.TrimPrefix(name, "cassandra-"), script: path}, nil
 }
 
 // Result is what one run of the oracle printed.

@@ -186,7 +186,7 @@ func loadDir(root, dir string) ([]*SSTable, error) {
 		if desc.Version.LegacyCells() {
 			src, ok := laTables[filepath.Base(dir)]
 			if !ok {
-				return nil, fmt.Errorf("%s: no schema known for this la folder", s.Name)
+				return nil, fmt.Errorf("%s: no schema known for this %s folder", s.Name, desc.Version)
 			}
 			if s.Table, err = parseTable(src); err != nil {
 				return nil, fmt.Errorf("%s: %w", s.Name, err)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // Counts are the tallies of one (group, component) cell of the table.
@@ -195,16 +196,20 @@ func (t *Tally) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-// compareGroups orders groups mc, me, la, each uncompressed first.
+// compareGroups orders groups by the version they start with ("mc,
+// uncompressed"): the 3.x-row versions in table order, then the 2.x-cell
+// ones; each uncompressed first.
 func compareGroups(a, b string) int {
 	rank := func(g string) int {
-		r := 0
-		switch {
-		case strings.HasPrefix(g, "mc"):
-		case strings.HasPrefix(g, "me"):
-			r = 10
-		default:
-			r = 20
+		name, _, _ := strings.Cut(g, ",")
+		r := 20 * len(version.Names()) // not a version: last
+		for i, v := range version.All() {
+			if v.String() == name {
+				r = 10 * i
+				if v.LegacyCells() {
+					r += 10 * len(version.Names())
+				}
+			}
 		}
 		if strings.Contains(g, "compressed") && !strings.Contains(g, "uncompressed") {
 			r += 2

@@ -20,6 +20,7 @@ import (
 	"github.com/castable-db/castable/internal/fastforward"
 	"github.com/castable-db/castable/sstables"
 	_ "github.com/castable-db/castable/sstables/formats" // every format, for --sstable-format
+	"github.com/castable-db/castable/sstables/version"
 	"github.com/urfave/cli/v2"
 )
 
@@ -37,7 +38,7 @@ func main() {
 			&cli.IntFlag{Name: "value-size", Value: 100, Usage: "bytes in the value blob"},
 			&cli.StringSliceFlag{Name: "datasets", Usage: "datasets to use (repeatable or comma-separated; default: large-part-ds1, small-part)"},
 			&cli.StringFlag{Name: "data-directory", Usage: "where SSTables go (default: a temporary directory, removed at exit)"},
-			&cli.StringSliceFlag{Name: "sstable-format", Value: cli.NewStringSlice("nb"), Usage: "SSTable `VERSION`s to populate and read: la, ma … oa, da, ms, mt (repeatable or comma-separated)"},
+			&cli.StringSliceFlag{Name: "sstable-format", Value: cli.NewStringSlice(version.Default), Usage: "SSTable `VERSION`s to populate and read: " + version.Summarize(version.Select(version.Version.Writable)) + " (repeatable or comma-separated)"},
 			&cli.StringFlag{Name: "partitioner", Usage: "partitioner `NAME` (short or full class name): " + strings.Join(dht.Names(), ", ") + " (default Murmur3Partitioner)"},
 			&cli.StringSliceFlag{Name: "compression", Value: cli.NewStringSlice("none"), Usage: "lz4, snappy, deflate, zstd or none (repeatable)"},
 			&cli.StringFlag{Name: "flush-threshold", Value: "300MiB", Usage: "memtable memory that triggers a flush (bytes, or with KiB/MiB/GiB)"},

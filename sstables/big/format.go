@@ -9,15 +9,14 @@ import (
 // format is one version of the BIG format of the 3.0 storage engine.
 type format struct{ v version.Version }
 
-// Format returns the BIG format of version v (ma … oa).
+// Format returns the BIG format of version v (one of
+// version.OfFamily(version.Big)).
 func Format(v version.Version) sstables.Format { return format{v} }
 
-// versions are the versions this package reads and writes.
-var versions = []string{"ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa"}
-
+// init registers every version the table gives to the BIG family.
 func init() {
-	for _, name := range versions {
-		sstables.Register(format{version.MustParse(name)})
+	for _, v := range version.OfFamily(version.Big) {
+		sstables.Register(format{v})
 	}
 }
 

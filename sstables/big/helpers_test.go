@@ -117,7 +117,10 @@ func decodeReference(t testing.TB, ref refSSTable, data []byte) (*sstables.Stati
 		t.Fatal(err)
 	}
 	dec := rows.NewDecoder(ref.version, st.Header, static, regular, len(table.Static), len(table.Regular), 0)
-	part := dht.Of(st.Partitioner)
+	part, err := dht.Lookup(st.Partitioner)
+	if err != nil {
+		t.Fatal(err)
+	}
 	sc := rows.NewScanner(dec, ref.path("Data.db"), part, bytes.NewReader(data), 0, int64(len(data)), nil)
 	var parts []decodedPartition
 	for {

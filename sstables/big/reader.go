@@ -38,14 +38,7 @@ type Reader struct {
 }
 
 // isBigVersion reports whether v is one of this package's versions.
-func isBigVersion(v version.Version) bool {
-	for _, name := range versions {
-		if v.String() == name {
-			return true
-		}
-	}
-	return false
-}
+func isBigVersion(v version.Version) bool { return v.Family() == version.Big }
 
 // open opens desc. table may be nil: the schema is then rebuilt from the
 // serialization header.

@@ -12,20 +12,19 @@ import (
 // ms and mt.
 type format struct{ v version.Version }
 
-// Format returns the BTI format of version v (da, ms or mt).
+// Format returns the BTI format of version v (one of
+// version.OfFamily(version.BTI)).
 func Format(v version.Version) sstables.Format { return format{v} }
 
-// versions are the versions this package reads and writes.
-var versions = []string{"da", "ms", "mt"}
-
+// init registers every version the table gives to the BTI family.
 func init() {
-	for _, name := range versions {
-		sstables.Register(format{version.MustParse(name)})
+	for _, v := range version.OfFamily(version.BTI) {
+		sstables.Register(format{v})
 	}
 }
 
 // isBTIVersion reports whether v is one of this package's versions.
-func isBTIVersion(v version.Version) bool { return v.Tries() }
+func isBTIVersion(v version.Version) bool { return v.Family() == version.BTI }
 
 // Version implements sstables.Format.
 func (f format) Version() version.Version { return f.v }

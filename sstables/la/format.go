@@ -8,13 +8,19 @@ import (
 	"github.com/castable-db/castable/sstables/version"
 )
 
-// Version is la, the version this package writes; it reads ka and lb too.
+// Version is la, the version this package writes; it reads the other
+// versions of its family (version.Cells2x) too.
 var Version = version.MustParse("la")
 
+// init registers the versions of the 2.x cells family: Format for the one
+// castable writes, a read-only format for the others.
 func init() {
-	sstables.Register(Format{})
-	for _, name := range []string{"ka", "lb"} {
-		sstables.Register(readOnly{version.MustParse(name)})
+	for _, v := range version.OfFamily(version.Cells2x) {
+		if v.Writable() {
+			sstables.Register(Format{})
+		} else {
+			sstables.Register(readOnly{v})
+		}
 	}
 }
 
@@ -59,16 +65,20 @@ func (f Format) Open(desc sstables.Descriptor, table *schema.Table, opts sstable
 
 var _ sstables.Format = Format{}
 
-// readOnly is the Format of ka and lb: Open reads them as la; NewWriter
-// refuses.
+// readOnly is the Format of a read-only version of the family (ka, lb):
+// Open reads it as la; NewWriter refuses.
 type readOnly struct{ v version.Version }
 
+// Version implements sstables.Format.
 func (f readOnly) Version() version.Version { return f.v }
 
+// NewWriter implements sstables.Format: castable does not write f's
+// version; the error names what to write instead (its WriteAs).
 func (f readOnly) NewWriter(*schema.Table, sstables.WriterOptions) (sstables.Writer, error) {
-	return nil, fmt.Errorf("la: version %s (%s) is read only: write la", f.v, f.v.Release())
+	return nil, fmt.Errorf("la: version %s (%s) is read only: write %s", f.v, f.v.Release(), f.v.WriteAs())
 }
 
+// Open implements sstables.Format: the file is read as la.
 func (f readOnly) Open(desc sstables.Descriptor, table *schema.Table, opts sstables.ReaderOptions) (sstables.Reader, error) {
 	return Format{}.Open(desc, table, opts)
 }

@@ -127,6 +127,7 @@ func (r *Reader) verifyRows(filter *sstables.BloomFilter, summary *sstables.Summ
 	if err := rebuild.Check(r.desc.Path(sstables.ComponentFilter), r.warn); err != nil {
 		return err
 	}
+	rebuild.CheckSize(r.desc.Path(sstables.ComponentFilter), r.stats.BloomFilterFPChance, sstables.ComponentIndex, r.warn)
 	if summary != nil {
 		sp := r.desc.Path(sstables.ComponentSummary)
 		switch {

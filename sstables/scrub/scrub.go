@@ -72,8 +72,9 @@ type Options struct {
 	// records (the 3.x+ serialization header; an la SSTable without a
 	// schema is read with its values as blobs).
 	Table *schema.Table
-	// Format is the version written; nil means the input's own (la for the
-	// read-only ka and lb, DefaultVersion for another read-only version).
+	// Format is the version written; nil means the input's own, or for a
+	// read-only version what the version table says it is written as
+	// (version.Version.WriteAs: la for ka and lb).
 	Format sstables.Format
 	// Generation is the generation of the first SSTable written; the
 	// SSTable of out-of-order partitions, when there is one, takes the
@@ -110,10 +111,6 @@ type Options struct {
 	// rows uses to tell expired cells; 0 means the current time.
 	Now int64
 }
-
-// DefaultVersion is what a read-only input without a writable version of
-// its own format (other than ka and lb, which become la) is written as.
-const DefaultVersion = "nb"
 
 // Report is what a scrub did to one SSTable.
 type Report struct {
@@ -336,13 +333,7 @@ func Scrub(ctx context.Context, desc sstables.Descriptor, opts Options) (*Report
 // keepVersion is the format written for an input of version v without
 // Options.Format.
 func keepVersion(v version.Version) (sstables.Format, error) {
-	if v.Writable() {
-		return sstables.LookupVersion(v)
-	}
-	if v.LegacyCells() {
-		return sstables.Lookup("la")
-	}
-	return sstables.Lookup(DefaultVersion)
+	return sstables.LookupVersion(v.WriteAs())
 }
 
 // readFS returns the filesystem to read desc through (padding a compressed

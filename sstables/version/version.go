@@ -20,12 +20,92 @@
 //	da  5.0 BTI             oa with Partitions.db/Rows.db tries instead of
 //	                        Index.db/Summary.db
 //	ms, mt  ScyllaDB 2025+  ScyllaDB's me layout with the BTI tries
+//
+// Each row also says which castable package serves the version (Family),
+// what a read-only version is rewritten as (WriteAs), and which Cassandra
+// releases read and write it (ReadBy, WrittenBy); Default is the version
+// castable writes when told none. This file is the only place a version is
+// named: everything else asks the table (a test in internal/versionnames
+// scans the source for version names outside it).
 package version
 
 import (
 	"fmt"
 	"strings"
 )
+
+// Default is the version castable writes when none is given (castable
+// write, flush, scrub of a version it cannot write, the Beam pipeline,
+// perf_fast_forward): nb, what Cassandra 4.0 and 4.1 write and what 5.0
+// writes in its shipped storage_compatibility_mode (CASSANDRA_4) — a 4.x
+// or 5.0 cluster does not stream (sstableloader) a 3.x version.
+const Default = "nb"
+
+// Family is the castable package that reads and writes a version: its row
+// format and index layout.
+type Family uint8
+
+// The families.
+const (
+	// Cells2x is Cassandra 2.x's cell format with Index.db and Summary.db
+	// (sstables/la).
+	Cells2x Family = iota + 1
+	// Big is the 3.0 storage engine's rows with Index.db, the promoted
+	// index and Summary.db (sstables/big).
+	Big
+	// BTI is those rows with the Partitions.db and Rows.db tries
+	// (sstables/bti).
+	BTI
+)
+
+// String names the family as castable's package does ("la" is named for
+// the one version its family writes).
+func (f Family) String() string {
+	switch f {
+	case Cells2x:
+		return "2.x cells"
+	case Big:
+		return "big"
+	case BTI:
+		return "bti"
+	}
+	return fmt.Sprintf("Family(%d)", uint8(f))
+}
+
+// releases is a set of the Cassandra releases the table records.
+type releases uint8
+
+const (
+	c311 releases = 1 << iota
+	c50
+)
+
+// releaseNames are the releases, as internal/node's Flavour.Release and
+// the oracles name them: the newest patch release of each line (3.11.17,
+// and 5.0, whose readers the oracle's October 2024 trunk holds).
+var releaseNames = []struct {
+	name string
+	r    releases
+}{{"3.11", c311}, {"5.0", c50}}
+
+// Releases returns the Cassandra releases ReadBy and WrittenBy know
+// ("3.11", "5.0"), oldest first.
+func Releases() []string {
+	out := make([]string, len(releaseNames))
+	for i, r := range releaseNames {
+		out[i] = r.name
+	}
+	return out
+}
+
+func releaseOf(name string) releases {
+	for _, r := range releaseNames {
+		if r.name == name {
+			return r.r
+		}
+	}
+	panic(fmt.Sprintf("version: Cassandra release %q is not in the table (it knows %s)", name, strings.Join(Releases(), ", ")))
+}
 
 // feature is one named property of a version.
 type feature uint32
@@ -96,12 +176,13 @@ type Profile struct {
 	// before the bins: 100 for 3.x writers; 0 means "the bin count" (4.0+).
 	TombstoneMaxBins int
 	// SentinelTombstoneBin says the tombstone histogram holds a bin at
-	// Integer.MAX_VALUE counting the live livenesses and cells (the
-	// Cassandra 3.0 releases of ma and mb, and some mc writers).
+	// Integer.MAX_VALUE counting the live cells (the Cassandra 3.0 releases
+	// of ma and mb, and some mc writers).
 	SentinelTombstoneBin bool
 	// SentinelCountsLiveness says that bin also counts live row
-	// livenesses (the mc writers that have it), not only live cells (ma,
-	// mb).
+	// livenesses, so a row of one cell counts twice (mb's writers,
+	// 3.0.7–3.8, and the mc writers that have the bin), not only live
+	// cells (ma's).
 	SentinelCountsLiveness bool
 	// DoubleCellCounts says each partition's cell count is recorded twice
 	// in the cells-per-partition histogram (the Cassandra 3.0 releases of
@@ -164,6 +245,19 @@ type info struct {
 	release string
 	f       feature
 	profile Profile
+	// family serves the version; writeAs is what a read-only version is
+	// rewritten as ("" for a writable one, which is rewritten as itself).
+	family  Family
+	writeAs string
+	// readBy and writtenBy are the releases that read and write it, from
+	// their source: BigFormat's BigVersion.isCompatible (3.11: jb up to
+	// the m versions; 5.0: ma up to its current version's letter, n or o),
+	// BtiFormat's BtiVersion (5.0: da), and current_version for the
+	// writers (3.11: me; 5.0: nb with storage_compatibility_mode
+	// CASSANDRA_4, its default, oa without, da with selected_format: bti).
+	// ScyllaDB's ms and mt are named like big files but hold the tries, so
+	// no Cassandra release reads them, whatever isCompatible says.
+	readBy, writtenBy releases
 }
 
 const (
@@ -175,6 +269,7 @@ var (
 	profile21      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R100}
 	profile2x      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
 	profile30early = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelTombstoneBin: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
+	profile30mb    = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelTombstoneBin: true, SentinelCountsLiveness: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
 	profile30      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelCountsLiveness: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
 	profile311     = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
 	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DoubleCellCounts: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123, Reconcile4: true}
@@ -195,21 +290,21 @@ const (
 
 // versions is the one table of every version.
 var versions = []info{
-	{"ka", "Cassandra 2.1", base2x | sha1Digest | legacyFileName, profile21},
-	{"la", "Cassandra 2.2", base2x | writable, profile2x},
-	{"lb", "Cassandra 2.2.7+", base2x | commitLogLowerBound, profile2x},
-	{"ma", "Cassandra 3.0.0–3.0.6, 3.1–3.6", base3x | writable, profile30early},
-	{"mb", "Cassandra 3.0.7, 3.7–3.8", base3x | commitLogLowerBound | writable, profile30early},
-	{"mc", "Cassandra 3.0.8–3.0.17, 3.9–3.11.3", base3x | commitLogLowerBound | commitLogIntervals | writable, profile30},
-	{"md", "Cassandra 3.0.18–3.0.24, 3.11.4–3.11.10", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | writable, profile311},
-	{"me", "Cassandra 3.0.25+, 3.11.11+", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | writable, profile311},
-	{"na", "Cassandra 4.0 pre-releases", base40 | writable, profile40pre},
-	{"nb", "Cassandra 4.0.0–4.1, 5.0 in compatibility mode", base40 | originatingHostID | writable | vectorType, profile40},
-	{"nc", "unreleased Cassandra trunk builds of 2023", base40 | originatingHostID | partitionDeletionMarker | trailingImprovedMinMax | keyRange | writable | vectorType, profile50},
-	{"oa", "Cassandra 5.0", base50 | writable | vectorType, profile50},
-	{"da", "Cassandra 5.0 (BTI)", base50 | accurateMinMax | tries | writable | vectorType, profile50bti},
-	{"ms", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla | writable | vectorType, profileScylla},
-	{"mt", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla | writable | vectorType, profileScylla},
+	{"ka", "Cassandra 2.1", base2x | sha1Digest | legacyFileName, profile21, Cells2x, "la", c311, 0},
+	{"la", "Cassandra 2.2", base2x | writable, profile2x, Cells2x, "", c311, 0},
+	{"lb", "Cassandra 2.2.7+", base2x | commitLogLowerBound, profile2x, Cells2x, "la", c311, 0},
+	{"ma", "Cassandra 3.0.0–3.0.6, 3.1–3.6", base3x | writable, profile30early, Big, "", c311 | c50, 0},
+	{"mb", "Cassandra 3.0.7, 3.7–3.8", base3x | commitLogLowerBound | writable, profile30mb, Big, "", c311 | c50, 0},
+	{"mc", "Cassandra 3.0.8–3.0.17, 3.9–3.11.3", base3x | commitLogLowerBound | commitLogIntervals | writable, profile30, Big, "", c311 | c50, 0},
+	{"md", "Cassandra 3.0.18–3.0.24, 3.11.4–3.11.10", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | writable, profile311, Big, "", c311 | c50, 0},
+	{"me", "Cassandra 3.0.25+, 3.11.11+", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | writable, profile311, Big, "", c311 | c50, c311},
+	{"na", "Cassandra 4.0 pre-releases", base40 | writable, profile40pre, Big, "", c50, 0},
+	{"nb", "Cassandra 4.0.0–4.1, 5.0 in compatibility mode", base40 | originatingHostID | writable | vectorType, profile40, Big, "", c50, c50},
+	{"nc", "unreleased Cassandra trunk builds of 2023", base40 | originatingHostID | partitionDeletionMarker | trailingImprovedMinMax | keyRange | writable | vectorType, profile50, Big, "", c50, 0},
+	{"oa", "Cassandra 5.0", base50 | writable | vectorType, profile50, Big, "", c50, c50},
+	{"da", "Cassandra 5.0 (BTI)", base50 | accurateMinMax | tries | writable | vectorType, profile50bti, BTI, "", c50, c50},
+	{"ms", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla | writable | vectorType, profileScylla, BTI, "", 0, 0},
+	{"mt", "ScyllaDB 2025+ (BTI)", base3x | commitLogLowerBound | commitLogIntervals | accurateMinMax | originatingHostID | tries | scylla | writable | vectorType, profileScylla, BTI, "", 0, 0},
 }
 
 // Version is one SSTable format version. The zero Version is invalid.
@@ -285,6 +380,91 @@ func (v Version) Profile() Profile {
 
 // Writable reports whether castable writes v (ka and lb are read only).
 func (v Version) Writable() bool { return v.has(writable) }
+
+// WriteAs is the version a rewrite of v (convert or scrub without a target)
+// writes: v itself when castable writes it, else the writable version of
+// its family that reads the same (la for Cassandra 2.1's ka and 2.2.7's
+// lb).
+func (v Version) WriteAs() Version {
+	if v.i == nil || v.Writable() {
+		return v
+	}
+	return MustParse(v.i.writeAs)
+}
+
+// Family is the castable package that reads and writes v.
+func (v Version) Family() Family {
+	if v.i == nil {
+		return 0
+	}
+	return v.i.family
+}
+
+// ReadBy reports whether Cassandra of the given release ("3.11", "5.0";
+// see Releases) opens and reads SSTables of version v: 3.11 reads ka … me,
+// 5.0 reads ma … oa and da, neither reads ScyllaDB's ms and mt. It panics
+// for a release the table does not know, as MustParse does for a version.
+func (v Version) ReadBy(release string) bool {
+	r := releaseOf(release)
+	return v.i != nil && v.i.readBy&r != 0
+}
+
+// WrittenBy reports whether Cassandra of the given release writes version v
+// in some configuration: 3.11 writes me; 5.0 writes nb (in its default
+// storage_compatibility_mode CASSANDRA_4), oa (mode NONE) and da
+// (selected_format: bti). It panics for an unknown release.
+func (v Version) WrittenBy(release string) bool {
+	r := releaseOf(release)
+	return v.i != nil && v.i.writtenBy&r != 0
+}
+
+// OfFamily returns the versions family f serves, oldest first: what its
+// package registers.
+func OfFamily(f Family) []Version {
+	return Select(func(v Version) bool { return v.Family() == f })
+}
+
+// Select returns the versions for which keep holds, oldest first.
+func Select(keep func(Version) bool) []Version {
+	var out []Version
+	for i := range versions {
+		if v := (Version{&versions[i]}); keep(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Summarize names versions for a message or a help text, in table order,
+// with a run of four or more that follow each other in the table within one
+// family shortened to its ends: the writable versions are "la, ma … oa,
+// da, ms, mt".
+func Summarize(vs []Version) string {
+	index := func(v Version) int {
+		for i := range versions {
+			if &versions[i] == v.i {
+				return i
+			}
+		}
+		return -1
+	}
+	var parts []string
+	for i := 0; i < len(vs); {
+		j := i + 1
+		for j < len(vs) && index(vs[j]) == index(vs[j-1])+1 && vs[j].Family() == vs[i].Family() {
+			j++
+		}
+		if j-i >= 4 {
+			parts = append(parts, vs[i].String()+" … "+vs[j-1].String())
+		} else {
+			for _, v := range vs[i:j] {
+				parts = append(parts, v.String())
+			}
+		}
+		i = j
+	}
+	return strings.Join(parts, ", ")
+}
 
 // FileKind is the format name in v's file names: "big", or "bti" for
 // Cassandra's trie-indexed versions (ScyllaDB names its ms/mt files big).

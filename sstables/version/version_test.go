@@ -42,6 +42,12 @@ func TestPredicates(t *testing.T) {
 		{"UIntDeletionTime", Version.UIntDeletionTime, "-  -  -  -  -  -  -  -  -  -  -  x  x  -  -"},
 		{"HasTokenSpaceCoverage", Version.HasTokenSpaceCoverage, "-  -  -  -  -  -  -  -  -  -  -  x  x  -  -"},
 		{"HasVectorType", Version.HasVectorType, "-  -  -  -  -  -  -  -  -  x  x  x  x  x  x"},
+		// Which Cassandra releases read and write each version (BigFormat's
+		// isCompatible and current_version of 3.11.17 and 5.0, BtiFormat's).
+		{"ReadBy(3.11)", readBy("3.11"), "x  x  x  x  x  x  x  x  -  -  -  -  -  -  -"},
+		{"ReadBy(5.0)", readBy("5.0"), "-  -  -  x  x  x  x  x  x  x  x  x  x  -  -"},
+		{"WrittenBy(3.11)", writtenBy("3.11"), "-  -  -  -  -  -  -  x  -  -  -  -  -  -  -"},
+		{"WrittenBy(5.0)", writtenBy("5.0"), "-  -  -  -  -  -  -  -  -  x  -  x  x  -  -"},
 	}
 	if got := strings.Join(Names(), " "); got != names {
 		t.Fatalf("versions %q, want %q", got, names)
@@ -56,6 +62,85 @@ func TestPredicates(t *testing.T) {
 			if got := c.pred(v); got != (marks[i] == "x") {
 				t.Errorf("%s(%s) = %v", c.name, v, got)
 			}
+		}
+	}
+}
+
+func readBy(release string) func(Version) bool {
+	return func(v Version) bool { return v.ReadBy(release) }
+}
+
+func writtenBy(release string) func(Version) bool {
+	return func(v Version) bool { return v.WrittenBy(release) }
+}
+
+// TestFamilies pins the package that serves each version and what a
+// read-only version is rewritten as, and that both agree with the format
+// flags.
+func TestFamilies(t *testing.T) {
+	want := map[string]string{
+		"ka": "2.x cells > la", "la": "2.x cells", "lb": "2.x cells > la",
+		"ma": "big", "mb": "big", "mc": "big", "md": "big", "me": "big", "na": "big", "nb": "big", "nc": "big", "oa": "big",
+		"da": "bti", "ms": "bti", "mt": "bti",
+	}
+	if len(want) != len(All()) {
+		t.Fatalf("%d rows for %d versions", len(want), len(All()))
+	}
+	for _, v := range All() {
+		got := v.Family().String()
+		if w := v.WriteAs(); w != v {
+			got += " > " + w.String()
+		}
+		if got != want[v.String()] {
+			t.Errorf("%s: %q, want %q", v, got, want[v.String()])
+		}
+		if (v.Family() == Cells2x) != v.LegacyCells() || (v.Family() == BTI) != v.Tries() {
+			t.Errorf("%s: family %s disagrees with LegacyCells %v, Tries %v", v, v.Family(), v.LegacyCells(), v.Tries())
+		}
+		if w := v.WriteAs(); !w.Writable() || w.Family() != v.Family() {
+			t.Errorf("%s is written as %s, which castable does not write or of another family", v, w)
+		}
+	}
+	var n int
+	for _, f := range []Family{Cells2x, Big, BTI} {
+		n += len(OfFamily(f))
+	}
+	if n != len(All()) {
+		t.Errorf("the families hold %d versions of %d", n, len(All()))
+	}
+	d := MustParse(Default)
+	if !d.Writable() || !d.WrittenBy("5.0") || d.Family() != Big {
+		t.Errorf("default %s: writable %v, written by 5.0 %v", d, d.Writable(), d.WrittenBy("5.0"))
+	}
+	if got := strings.Join(Releases(), " "); got != "3.11 5.0" {
+		t.Errorf("releases %s", got)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("ReadBy of an unknown release did not panic")
+			}
+		}()
+		d.ReadBy("4")
+	}()
+}
+
+func TestSummarize(t *testing.T) {
+	for _, c := range []struct {
+		keep func(Version) bool
+		want string
+	}{
+		{Version.Writable, "la, ma … oa, da, ms, mt"},
+		{func(Version) bool { return true }, "ka, la, lb, ma … oa, da, ms, mt"},
+		{readBy("3.11"), "ka, la, lb, ma … me"},
+		{readBy("5.0"), "ma … oa, da"},
+		{writtenBy("5.0"), "nb, oa, da"},
+		{Version.HasMaxCompressedLength, "na … oa, da"},
+		{Version.UIntDeletionTime, "oa, da"},
+		{func(v Version) bool { return false }, ""},
+	} {
+		if got := Summarize(Select(c.keep)); got != c.want {
+			t.Errorf("Summarize = %q, want %q", got, c.want)
 		}
 	}
 }
@@ -81,6 +166,7 @@ func TestDetails(t *testing.T) {
 		sentinel, orderedTOC bool
 	}{
 		{"ma", 150, 114, 64 << 10, 100, true, false},
+		{"mb", 150, 114, 64 << 10, 100, true, false},
 		{"mc", 150, 114, 64 << 10, 100, false, false}, // 3.0.8+/3.11 habits; the legacy mc file, of an earlier writer, differs (InferProfile)
 		{"md", 150, 118, 64 << 10, 100, false, false},
 		{"me", 150, 118, 64 << 10, 100, false, false},
@@ -104,6 +190,13 @@ func TestDetails(t *testing.T) {
 	}
 	if want := "ka=r100 la=r123 lb=r123 ma=r123 mb=r123 mc=r123 md=r123 me=r123 na=r123 nb=current nc=current oa=current da=current ms=current mt=current"; strings.Join(got, " ") != want {
 		t.Errorf("LZ4 encoders\n%s, want\n%s", strings.Join(got, " "), want)
+	}
+	// The live-cell bin counts the row livenesses too from mb on (the
+	// early mc writers that have the bin), not in ma.
+	for name, want := range map[string]bool{"ma": false, "mb": true, "mc": true} {
+		if got := MustParse(name).Profile().SentinelCountsLiveness; got != want {
+			t.Errorf("%s SentinelCountsLiveness %v, want %v", name, got, want)
+		}
 	}
 	if _, err := Parse("zz"); err == nil || !strings.Contains(err.Error(), "oa") {
 		t.Errorf("Parse(zz) = %v", err)

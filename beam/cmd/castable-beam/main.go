@@ -34,6 +34,7 @@ import (
 	"github.com/castable-db/castable/beam/pipeline"
 	"github.com/castable-db/castable/bulk"
 	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/sstables/version"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -122,7 +123,7 @@ Example:
 			&ucli.StringSliceFlag{Name: "csv", Usage: "CSV input `GLOB` (repeatable)"},
 			&ucli.StringSliceFlag{Name: "cql", Usage: "CQL statements input `GLOB` (repeatable)"},
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `DIR`, any Beam filesystem", Required: true},
-			&ucli.StringFlag{Name: "format", Value: "mc", Usage: "SSTable `VERSION` (any castable writes)"},
+			&ucli.StringFlag{Name: "format", Value: version.Default, Usage: "SSTable `VERSION`: " + version.Summarize(version.Select(version.Version.Writable))},
 			&ucli.StringFlag{Name: "partitioner", Usage: "the cluster's partitioner `NAME`: " + strings.Join(dht.Names(), ", ") + " (default: the table's, Murmur3Partitioner)"},
 			&ucli.StringFlag{Name: "compression", Usage: "`CODEC`: lz4, snappy, deflate, zstd or none"},
 			&ucli.IntFlag{Name: "chunk-length-kb", Usage: "uncompressed chunk length in `KiB` (a power of two)"},

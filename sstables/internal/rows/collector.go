@@ -8,6 +8,7 @@ import (
 
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
+	"github.com/castable-db/castable/sstables/version"
 )
 
 // Collector gathers the Stats component of Statistics.db while data is
@@ -194,7 +195,8 @@ func (c *Collector) checkFits(ldt int64) {
 
 // Overflow returns an error for the first local deletion or expiration
 // time recorded that the version written cannot store (one past 2038 for
-// the versions before oa, a negative one for oa), and clears it.
+// the versions with signed deletion times, a negative one for those with
+// unsigned ones, version.Version.UIntDeletionTime), and clears it.
 func (c *Collector) Overflow() error {
 	if !c.overflowed {
 		return nil
@@ -202,9 +204,14 @@ func (c *Collector) Overflow() error {
 	c.overflowed = false
 	t := time.Unix(c.overflowLDT, 0).UTC().Format(time.RFC3339)
 	if c.unsigned {
-		return fmt.Errorf("%w: local deletion time %d (%s) is outside the unsigned 32-bit range of oa and later (1970 … 2106); a negative time is an overflowed TTL of Cassandra 3.x (CASSANDRA-14092), which castable scrub --reinsert-overflowed-ttl repairs", ErrDeletionTimeOverflow, c.overflowLDT, t)
+		return fmt.Errorf("%w: local deletion time %d (%s) is outside the unsigned 32-bit range of %s (1970 … 2106); a negative time is an overflowed TTL of Cassandra 3.x (CASSANDRA-14092), which castable scrub --reinsert-overflowed-ttl repairs", ErrDeletionTimeOverflow, c.overflowLDT, t, unsignedVersions())
 	}
-	return fmt.Errorf("%w: local deletion time %d (%s) is past 2038-01-19T03:14:06Z, the last the versions before oa store; write oa or later, or cap it (Cassandra's expiration_date_overflow_policy CAP)", ErrDeletionTimeOverflow, c.overflowLDT, t)
+	return fmt.Errorf("%w: local deletion time %d (%s) is past 2038-01-19T03:14:06Z, the last the versions with signed deletion times store; write one of %s, or cap it (Cassandra's expiration_date_overflow_policy CAP)", ErrDeletionTimeOverflow, c.overflowLDT, t, unsignedVersions())
+}
+
+// unsignedVersions names the versions whose deletion times are unsigned.
+func unsignedVersions() string {
+	return version.Summarize(version.Select(version.Version.UIntDeletionTime))
 }
 
 // ErrDeletionTimeOverflow reports data whose local deletion or expiration

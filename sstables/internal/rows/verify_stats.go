@@ -1,6 +1,8 @@
 package rows
 
 import (
+	"strconv"
+
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/sstables"
 )
@@ -14,14 +16,22 @@ import (
 // to the bounds, and to the serialization header's minima that every
 // timestamp, deletion time and TTL is delta-encoded against (a damaged
 // minimum shifts every decoded value, silently, and out of the bounds).
+//
+// A local deletion time outside the bounds is a Warning, not an error:
+// ScyllaDB writes mc files whose bounds miss a tombstone of Data.db, and
+// neither Cassandra's verifier nor ScyllaDB's compares the data with the
+// bounds (they read such a file). Timestamps and TTLs stay errors.
 type StatsBounds struct {
-	s    *sstables.Stats
-	path string // Statistics.db
+	s      *sstables.Stats
+	path   string // Statistics.db
+	warn   sstables.WarnFunc
+	warned bool // the first local deletion time out of bounds was reported
 }
 
-// NewStatsBounds checks against s, read from the Statistics.db at path.
-func NewStatsBounds(s *sstables.Stats, path string) *StatsBounds {
-	return &StatsBounds{s: s, path: path}
+// NewStatsBounds checks against s, read from the Statistics.db at path;
+// warn receives the warning about a local deletion time out of bounds.
+func NewStatsBounds(s *sstables.Stats, path string, warn sstables.WarnFunc) *StatsBounds {
+	return &StatsBounds{s: s, path: path, warn: warn}
 }
 
 func (b *StatsBounds) fail(what string, v, lo, hi int64, partitionOffset int64) error {
@@ -38,10 +48,21 @@ func (b *StatsBounds) timestamp(ts, at int64) error {
 }
 
 func (b *StatsBounds) localDeletionTime(ldt int64, at int64) error {
-	if ldt < b.s.MinLocalDeletionTime || ldt > b.s.MaxLocalDeletionTime {
-		return b.fail("local deletion time", ldt, b.s.MinLocalDeletionTime, b.s.MaxLocalDeletionTime, at)
+	if (ldt < b.s.MinLocalDeletionTime || ldt > b.s.MaxLocalDeletionTime) && !b.warned {
+		b.warned = true
+		b.warn.Warnf(b.path, sstables.ComponentStatistics, -1,
+			"the partition at Data.db offset %d holds local deletion time %s, outside the Stats bounds [%s, %s] (as in some files ScyllaDB wrote, or a damaged bound or serialization header minimum): Cassandra and ScyllaDB read it and their verifiers do not compare the data with these bounds, but compaction trusts them (whole-SSTable expiry, droppable tombstone estimates)",
+			at, ldtString(ldt), ldtString(b.s.MinLocalDeletionTime), ldtString(b.s.MaxLocalDeletionTime))
 	}
 	return nil
+}
+
+// ldtString formats a local deletion time, "none" for live data's.
+func ldtString(ldt int64) string {
+	if ldt == mutation.NoDeletionTime {
+		return "none"
+	}
+	return strconv.FormatInt(ldt, 10)
 }
 
 func (b *StatsBounds) ttl(ttl int32, at int64) error {

@@ -1,6 +1,6 @@
 package sorted
 
-import "math"
+import "github.com/castable-db/castable/sstables"
 
 // Inferring column_index_size from a file. Blocks are cut after the
 // unfiltered that brings a block to the size S or more (rows.BlockCutter),
@@ -28,12 +28,16 @@ import "math"
 type BlockSpan struct{ Offset, Width int64 }
 
 // ColumnIndexSizeBounds collects the constraints partitions and their row
-// index blocks put on the column index size they were written with.
-type ColumnIndexSizeBounds struct{ lo, hi int64 }
+// index blocks put on the column index size they were written with (over
+// sstables.ColumnIndexSizeBounds, which picks the size).
+type ColumnIndexSizeBounds struct {
+	b *sstables.ColumnIndexSizeBounds
+}
 
-// NewColumnIndexSizeBounds starts without constraints.
+// NewColumnIndexSizeBounds starts without constraints (but S ≥ 1: a 3.x+
+// setting of 0 means the default).
 func NewColumnIndexSizeBounds() *ColumnIndexSizeBounds {
-	return &ColumnIndexSizeBounds{lo: 1, hi: math.MaxInt64}
+	return &ColumnIndexSizeBounds{b: sstables.NewColumnIndexSizeBounds(1)}
 }
 
 // Add records a partition and its blocks (none without a row index);
@@ -48,7 +52,7 @@ func (c *ColumnIndexSizeBounds) Add(pl *DataLayout, blocks []BlockSpan, lastOpen
 	if len(blocks) == 0 {
 		last := us[len(us)-1]
 		w := last.Offset + last.Size - first
-		c.lo = max(c.lo, w-last.Size+1)
+		c.b.AtLeast(w - last.Size + 1)
 		return
 	}
 	partEnd := pl.Offset + pl.Size
@@ -69,15 +73,15 @@ func (c *ColumnIndexSizeBounds) Add(pl *DataLayout, blocks []BlockSpan, lastOpen
 		}
 		w := last.Offset + last.Size - start
 		if lastOpen && i == len(blocks)-1 {
-			c.lo = max(c.lo, w-last.Size+1)
+			c.b.AtLeast(w - last.Size + 1)
 			continue
 		}
 		if end == partEnd && last.Offset+last.Size < partEnd {
-			c.lo = max(c.lo, w+1) // closed by the partition's end
+			c.b.AtLeast(w + 1) // closed by the partition's end
 			continue
 		}
-		c.lo = max(c.lo, w-last.Size+1)
-		c.hi = min(c.hi, w)
+		c.b.AtLeast(w - last.Size + 1)
+		c.b.AtMost(w)
 	}
 }
 
@@ -85,31 +89,4 @@ func (c *ColumnIndexSizeBounds) Add(pl *DataLayout, blocks []BlockSpan, lastOpen
 // preferring def (the target's default) when it meets them; ok is false
 // when no KiB multiple does (a writer that did not follow Cassandra's
 // rule), and size is then def.
-func (c *ColumnIndexSizeBounds) Size(def int) (size int, ok bool) {
-	lo, hi := c.lo, c.hi
-	if lo > hi {
-		return def, false
-	}
-	const kib = 1024
-	if d := int64(def); d >= lo && d <= hi && d%kib == 0 {
-		return def, true
-	}
-	if hi == math.MaxInt64 {
-		// No block was cut: any size above lo does; the smallest power
-		// of two above it.
-		p := int64(kib)
-		for p < lo {
-			p <<= 1
-		}
-		return int(p), true
-	}
-	for p := int64(1 << 40); p >= kib; p >>= 1 {
-		if p >= lo && p <= hi {
-			return int(p), true
-		}
-	}
-	if k := (lo + kib - 1) / kib * kib; k <= hi {
-		return int(k), true
-	}
-	return def, false
-}
+func (c *ColumnIndexSizeBounds) Size(def int) (size int, ok bool) { return c.b.Size(def) }

@@ -47,11 +47,12 @@ type BlockVerifier interface {
 //   - what the index layout checks (iv, made from the report): that it
 //     names exactly Data.db's partitions at their positions, with row-index
 //     blocks that match their unfiltereds;
-//   - that every timestamp, local deletion time and TTL lies within
-//     Statistics.db's bounds (which catches damage to the serialization
-//     header's delta-encoding minima);
+//   - that every timestamp and TTL lies within Statistics.db's bounds
+//     (which catches damage to the serialization header's delta-encoding
+//     minima), and every local deletion time, or a warning;
 //   - that the bloom filter holds exactly the keys: every key's bits set,
-//     and no bit set that no key sets.
+//     and no bit set that no key sets (a warning), and that it is not far
+//     too small for them (a warning: sstables.FilterRebuild.CheckSize).
 //
 // Statistics.db was parsed by Open.
 func (r *Reader) Verify(newVerifier func(rep *sstables.VerifyReport) (IndexVerifier, error)) error {
@@ -69,7 +70,7 @@ func (r *Reader) Verify(newVerifier func(rep *sstables.VerifyReport) (IndexVerif
 	var firstKey, prevKey []byte
 	var prevToken dht.Token
 	var count int64
-	bounds := rows.NewStatsBounds(&r.stats.Stats, r.desc.Path(sstables.ComponentStatistics))
+	bounds := rows.NewStatsBounds(&r.stats.Stats, r.desc.Path(sstables.ComponentStatistics), r.warn)
 	rebuild := sstables.NewFilterRebuild(rep.Filter)
 	for {
 		p, err := sc.NextPartition()
@@ -77,7 +78,15 @@ func (r *Reader) Verify(newVerifier func(rep *sstables.VerifyReport) (IndexVerif
 			if err := iv.End(firstKey, prevKey, count); err != nil {
 				return err
 			}
-			return rebuild.Check(r.desc.Path(sstables.ComponentFilter), r.warn)
+			if err := rebuild.Check(r.desc.Path(sstables.ComponentFilter), r.warn); err != nil {
+				return err
+			}
+			index := sstables.ComponentIndex
+			if r.desc.Version.Tries() {
+				index = sstables.ComponentPartitions
+			}
+			rebuild.CheckSize(r.desc.Path(sstables.ComponentFilter), r.stats.BloomFilterFPChance, index, r.warn)
+			return nil
 		}
 		if err != nil {
 			return err

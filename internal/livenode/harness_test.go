@@ -1,22 +1,21 @@
-package node
+package livenode
 
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/castable-db/castable/internal/node"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-func TestMain(m *testing.M) { Main(m) }
-
 // The harness itself: a 5.0 node starts, answers CQL with the raw bytes it
 // serialized, flushes into the table's directory, and a second Get shares
 // it.
 func TestNodeAnswersAndFlushes(t *testing.T) {
-	n := Get(t, Cassandra50)
-	if Get(t, Cassandra50) != n {
+	n := node.Get(t, node.Cassandra50)
+	if node.Get(t, node.Cassandra50) != n {
 		t.Fatal("a second Get started another node")
 	}
 	ks := n.Keyspace(t)
@@ -57,7 +56,7 @@ func TestNodeAnswersAndFlushes(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := filepath.Glob(filepath.Join(dir, "*-Data.db"))
-	if len(m) != 1 || !strings.HasPrefix(filepath.Base(m[0]), "oa-") {
+	if len(m) != 1 || !strings.HasPrefix(filepath.Base(m[0]), n.Flavour.Flushes().String()+"-") {
 		t.Fatalf("flushed %v", m)
 	}
 	if _, err := os.Stat(n.Dir); err != nil {
