@@ -79,7 +79,7 @@ func sameRows(t *testing.T, what string, got, want *node.Result) {
 	}
 	for i := 0; i < min(len(got.Rows), len(want.Rows)); i++ {
 		if d := diffRow(got.Columns, got.Rows[i], want.Rows[i]); d != "" {
-			t.Errorf("%s: row %d differs: %s", what, i, d)
+			t.Errorf("%s: row %d differs: %s\n got %x\nwant %x", what, i, d, got.Rows[i], want.Rows[i])
 			return
 		}
 	}
