@@ -350,4 +350,3 @@ func frozenValue(t *schema.Type, cells []mutation.Cell) []byte {
 	}
 	return dst
 }
-
