@@ -157,3 +157,54 @@ func TestCompactionMatchesTheNode(t *testing.T) {
 		})
 	}
 }
+
+// TestPurgingCompactionMatchesTheNode: as TestCompactionMatchesTheNode, on
+// a table with gc_grace_seconds = 0 whose TTLs (2–3 s) have all run out
+// when the node compacts: both compactions purge every deletion and
+// expired cell (and drop SSTables that hold nothing else) and write the
+// same bytes.
+func TestPurgingCompactionMatchesTheNode(t *testing.T) {
+	node.Start(node.Cassandra311, node.Cassandra50)
+	for _, f := range []*node.Flavour{node.Cassandra311, node.Cassandra50} {
+		t.Run(f.Name, func(t *testing.T) {
+			t.Parallel()
+			n := node.Get(t, f)
+			host := hostID(t, n)
+			ks := n.Keyspace(t)
+			w := workload.Generate(ks, workload.Options{Seed: 13, Statements: 300, TTL: 2, TTLSpread: 2, Vectors: f.Release == "5.0"})
+			createTypes(t, n, w)
+			create(t, n, w, w.Table)
+			if err := n.ExecInOrder(fmt.Sprintf("ALTER TABLE %s.%s WITH gc_grace_seconds = 0", ks, w.Table)); err != nil {
+				t.Fatal(err)
+			}
+			dir := keepDir(t, "purge-"+f.Name)
+			inputs := flushBatches(t, n, w, 3, filepath.Join(dir, "flushed"))
+			// Every TTL (at most 3 s) and deletion is past by a margin when
+			// both compact: no purge decision falls between their clocks.
+			time.Sleep(6 * time.Second)
+			now := time.Now()
+			want := compactedByNode(t, n, ks, w.Table, inputs, filepath.Join(dir, "node"))
+			wantDesc, _, _, err := sstables.ParseDescriptor(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs := openAll(t, inputs)
+			res, err := compaction.Compact(context.Background(), rs, rs[0].Table(), compaction.Options{
+				Out: filepath.Join(dir, "castable"), Generation: wantDesc.Generation, Now: now, GCGraceSeconds: 0, HostID: host,
+				ReproduceLostComplexDeletions: f.Release == "5.0"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Outputs) != 1 {
+				t.Fatalf("castable wrote %d SSTables (expired inputs %v)", len(res.Outputs), res.Expired)
+			}
+			d := sameComponents(t, res.Outputs[0].Descriptor.Path(sstables.ComponentData), want)
+			if len(d) == 1 && strings.HasPrefix(d[0], "Filter.db") { // TODO(hll), as above
+				d = nil
+			}
+			if len(d) > 0 {
+				t.Errorf("castable's purging compaction differs from the node's in %s", strings.Join(d, ", "))
+			}
+		})
+	}
+}

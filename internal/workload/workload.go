@@ -46,6 +46,8 @@ type Options struct {
 	// TTL is the TTL (s) of the expiring writes; 0 means 86400 (nothing
 	// expires during a test). A negative value writes no TTLs.
 	TTL int
+	// TTLSpread is how many seconds TTLs vary above TTL; 0 means 100.
+	TTLSpread int
 }
 
 // Workload is a generated schema and its statements.
@@ -136,6 +138,9 @@ func Generate(ks string, o Options) *Workload {
 	if o.TTL == 0 {
 		o.TTL = 86400
 	}
+	if o.TTLSpread <= 0 {
+		o.TTLSpread = 100
+	}
 	g := &gen{r: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)), o: o, ks: ks, ts: o.Timestamp}
 	w := &Workload{Keyspace: ks, Table: o.Table}
 	if o.Counters {
@@ -218,7 +223,7 @@ func (g *gen) timestamp() int64 {
 func (g *gen) using(ttl bool) string {
 	s := fmt.Sprintf(" USING TIMESTAMP %d", g.timestamp())
 	if ttl && g.o.TTL > 0 && g.r.IntN(5) == 0 {
-		s += fmt.Sprintf(" AND TTL %d", g.o.TTL+g.r.IntN(100))
+		s += fmt.Sprintf(" AND TTL %d", g.o.TTL+g.r.IntN(g.o.TTLSpread))
 	}
 	return s
 }
