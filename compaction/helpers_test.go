@@ -1,0 +1,17 @@
+package compaction
+
+import (
+	"testing"
+
+	"github.com/castable-db/castable/sstables/version"
+)
+
+func mustVersion(s string) version.Version {
+	v, err := version.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+var _ = testing.Short
