@@ -15,7 +15,9 @@ import (
 	"github.com/castable-db/castable/sstables"
 )
 
-const testDir = "/data/ks/t-1b255f4def2540a60000000000000001"
+// testDir is the table directory of the transaction tests; the tests
+// against Cassandra set it to a real directory.
+var testDir = "/data/ks/t-1b255f4def2540a60000000000000001"
 
 // sstableComponents are the files a test SSTable has (TOC.txt written by
 // FileSet.Commit).
