@@ -1,10 +1,6 @@
 package compaction
 
-import (
-	"testing"
-
-	"github.com/castable-db/castable/sstables/version"
-)
+import "github.com/castable-db/castable/sstables/version"
 
 func mustVersion(s string) version.Version {
 	v, err := version.Parse(s)
@@ -13,5 +9,3 @@ func mustVersion(s string) version.Version {
 	}
 	return v
 }
-
-var _ = testing.Short

@@ -2,7 +2,6 @@ package compaction
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -226,5 +225,4 @@ func TestReplaySeveralLogs(t *testing.T) {
 	if rep, err := ReplayTransactions(f.fs, "/nowhere"); err != nil || len(rep.Logs) != 0 {
 		t.Errorf("%v %v", rep, err)
 	}
-	_ = fmt.Sprint
 }

@@ -1,7 +1,6 @@
 package compaction
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 
@@ -75,6 +74,10 @@ func TestCompactionFaults(t *testing.T) {
 // a partial SSTable: the old ones while the COMMIT record has not been
 // written, the new ones once it has been synced. Every recovery is crashed
 // at each of its own operations too, and recovered again.
+//
+// Between two syncs the disk model keeps all or none of a directory's
+// changes, and of a file's appended bytes all, none or (for the logs) half;
+// it does not make a later change durable without an earlier one.
 func TestCompactionCrashes(t *testing.T) {
 	clean := newOldSet()
 	full := runCompaction(clean, func() int { return clean.ops })
@@ -114,7 +117,11 @@ func TestCompactionCrashes(t *testing.T) {
 			if got[0] != "old" && got[0] != "new" || want != "" && got[0] != want {
 				t.Fatalf("%s: %s, want %s", name, got[0], want)
 			}
-			// A crash during the recovery itself, then a second one.
+			// A crash during the recovery itself, then a second one (for
+			// every fifth state under -short).
+			if testing.Short() && limit%5 != 0 {
+				continue
+			}
 			probe := c.image(kind)
 			recoverDir(probe, false)
 			for rlimit := 0; rlimit < probe.ops; rlimit++ {
@@ -143,5 +150,3 @@ func lastOp(c *crashFS) string {
 	}
 	return c.opNames[len(c.opNames)-1]
 }
-
-var _ = errors.Is
