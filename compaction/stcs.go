@@ -83,7 +83,9 @@ func comparePartitions(a, b Partition) int {
 // small SSTables); else it starts a bucket. A bucket that changes average
 // is re-keyed, which replaces a bucket already at that average (Cassandra
 // loses that bucket's items; so does this, for the same input — it takes
-// bucket options outside 0 < bucketLow < 1 < bucketHigh, or empty files).
+// bucket options outside 0 < bucketLow < 1 < bucketHigh, or empty files
+// and a minSize of 0). TestBucketsAgainstCassandra compares the result,
+// order included, with Cassandra's own getBuckets.
 // The parameter order is Cassandra's: bucketHigh before bucketLow.
 func SizeBuckets[T any](items []T, size func(T) int64, bucketHigh, bucketLow float64, minSize int64) [][]T {
 	var buckets longMap[[]T]

@@ -438,9 +438,11 @@ func (t *Txn) Commit() error {
 		if s.untracked {
 			continue
 		}
-		if _, err := t.fs.Open(s.desc.Path(sstables.ComponentTOC)); err != nil {
+		f, err := t.fs.Open(s.desc.Path(sstables.ComponentTOC))
+		if err != nil {
 			return fmt.Errorf("compaction: %s is not complete: %w", s.desc, err)
 		}
+		f.Close()
 	}
 	if len(t.records) > 0 {
 		if err := t.append(newRecord(recCommit, "", 0, 0), version.Version{}); err != nil {
