@@ -1,8 +1,10 @@
 package sstables
 
 import (
+	"errors"
 	"io"
 	"os"
+	"time"
 )
 
 // FS is the filesystem SSTables are written and read through. The OS
@@ -93,6 +95,39 @@ func (osFS) ReadDir(dir string) ([]string, error) {
 		names[i] = e.Name()
 	}
 	return names, nil
+}
+
+// ModTimeFS is an FS that reports when a file's content last changed (its
+// modification time, as stat reports it). Package compaction's transaction
+// log records the newest modification time of the SSTables a compaction
+// obsoletes, as Cassandra's does, and checks it before deleting them. OSFS
+// implements it.
+type ModTimeFS interface {
+	FS
+	// ModTime returns the modification time of name.
+	ModTime(name string) (time.Time, error)
+}
+
+// ErrNoModTime is returned by ModTime for a filesystem that does not
+// implement ModTimeFS.
+var ErrNoModTime = errors.New("sstables: the filesystem does not report modification times")
+
+// ModTime returns the modification time of name on fsys (OSFS when nil), or
+// an error wrapping ErrNoModTime when fsys is not a ModTimeFS.
+func ModTime(fsys FS, name string) (time.Time, error) {
+	if m, ok := fsOrDefault(fsys).(ModTimeFS); ok {
+		return m.ModTime(name)
+	}
+	return time.Time{}, &os.PathError{Op: "modtime", Path: name, Err: ErrNoModTime}
+}
+
+// ModTime implements ModTimeFS.
+func (osFS) ModTime(name string) (time.Time, error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return st.ModTime(), nil
 }
 
 // fsOrDefault returns fs, or OSFS when fs is nil.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/castable-db/castable/sstables"
 )
@@ -151,6 +152,10 @@ func (f *FS) ReadDir(dir string) ([]string, error) { return f.Base.ReadDir(dir) 
 
 // MkdirAll implements sstables.FS.
 func (f *FS) MkdirAll(dir string) error { return f.Base.MkdirAll(dir) }
+
+// ModTime implements sstables.ModTimeFS when Base does (it never fails by
+// injection).
+func (f *FS) ModTime(name string) (time.Time, error) { return sstables.ModTime(f.Base, name) }
 
 type faultFile struct {
 	sstables.File

@@ -48,6 +48,10 @@ var allowed = map[string][]string{
 	"sstables/internal/rows":   {"sstables", "sstables/version", "schema", "mutation", "dht", "internal/vint"},                      // the 3.x+ row format, shared by big and bti
 	"sstables/internal/sorted": {"sstables", "sstables/version", "sstables/internal/rows", "compress", "schema", "mutation", "dht"}, // the writer state machine and whole-file reader big and bti share
 	"sstables/bti":             {"schema", "mutation", "dht", "sstables", "sstables/version", "sstables/internal/trie", "sstables/internal/rows", "sstables/internal/sorted", "internal/bytecomparable", "internal/vint"},
+
+	// Below flush (the compaction service in flush uses it), above the data
+	// model; like flush, no version package.
+	"compaction": {"sstables", "sstables/version", "mutation", "schema", "dht", "memtable", "checksummer", "compress", "internal/vint", "internal/bytecomparable"},
 }
 
 type pkg struct {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/castable-db/castable/sstables"
 )
@@ -18,20 +19,52 @@ import (
 // without copying it, so that many damaged variants of an SSTable share its
 // untouched components. It also accepts writes (a created file's content is
 // visible as it is written) so writers can run over it. It is safe for
-// concurrent use.
+// concurrent use. It is an sstables.ModTimeFS: a file's modification time
+// is the clock's time (SetClock; time.Now by default) of its last Set,
+// Create or Write, and Rename keeps it.
 type FS struct {
-	mu    sync.Mutex
-	files map[string][]byte
+	mu     sync.Mutex
+	files  map[string][]byte
+	mtimes map[string]time.Time
+	clock  func() time.Time
 }
 
 // New returns an empty FS.
-func New() *FS { return &FS{files: map[string][]byte{}} }
+func New() *FS { return &FS{files: map[string][]byte{}, mtimes: map[string]time.Time{}} }
+
+// SetClock sets the clock modification times are read from (nil:
+// time.Now).
+func (m *FS) SetClock(clock func() time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.clock = clock
+}
+
+// now returns the clock's time; m.mu must be held.
+func (m *FS) now() time.Time {
+	if m.clock != nil {
+		return m.clock()
+	}
+	return time.Now()
+}
 
 // Set stores b as the content of name (b is not copied).
 func (m *FS) Set(name string, b []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.files[filepath.Clean(name)] = b
+	m.mtimes[filepath.Clean(name)] = m.now()
+}
+
+// ModTime implements sstables.ModTimeFS.
+func (m *FS) ModTime(name string) (time.Time, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.mtimes[filepath.Clean(name)]
+	if !ok {
+		return time.Time{}, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	return t, nil
 }
 
 // Get returns the content of name.
@@ -77,8 +110,11 @@ func (m *FS) Rename(oldname, newname string) error {
 	if !ok {
 		return &fs.PathError{Op: "rename", Path: oldname, Err: fs.ErrNotExist}
 	}
+	t := m.mtimes[filepath.Clean(oldname)]
 	delete(m.files, filepath.Clean(oldname))
+	delete(m.mtimes, filepath.Clean(oldname))
 	m.files[filepath.Clean(newname)] = b
+	m.mtimes[filepath.Clean(newname)] = t
 	return nil
 }
 
@@ -90,6 +126,7 @@ func (m *FS) Remove(name string) error {
 		return &fs.PathError{Op: "remove", Path: name, Err: fs.ErrNotExist}
 	}
 	delete(m.files, filepath.Clean(name))
+	delete(m.mtimes, filepath.Clean(name))
 	return nil
 }
 
