@@ -25,7 +25,7 @@ func TestDroppableRatioMatchesMetadata(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := sstables.ReadStatistics(nil, desc, nil)
+		st, err := sstables.ReadStatistics(nil, desc, sstables.ReaderOptions{})
 		if err != nil || st.Stats.TombstoneDropTimes == nil {
 			continue
 		}

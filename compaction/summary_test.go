@@ -12,7 +12,7 @@ import (
 )
 
 func TestSetSummary(t *testing.T) {
-	p := dht.Of(dht.Murmur3Name)
+	p := dht.Murmur3
 	rng := rand.New(rand.NewPCG(5, 6))
 	type pk struct {
 		key []byte

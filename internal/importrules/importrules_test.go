@@ -39,8 +39,8 @@ var allowed = map[string][]string{
 	"internal/faultfs":  {"sstables", "compress", "checksummer", "schema", "mutation", "dht"},
 	"internal/memfs":    {"sstables"},
 	"internal/prefetch": {},
-	"table":             {"sstables", "sstables/version", "memtable", "schema", "mutation", "dht"},                                     // like flush: formats through the registry
-	"compaction":        {"table", "sstables", "sstables/version", "memtable", "compress", "checksummer", "schema", "mutation", "dht"}, // likewise
+	"table":             {"sstables", "sstables/version", "memtable", "schema", "mutation", "dht"},                                                                                 // like flush: formats through the registry
+	"compaction":        {"table", "sstables", "sstables/version", "memtable", "compress", "checksummer", "schema", "mutation", "dht", "internal/vint", "internal/bytecomparable"}, // likewise
 
 	"internal/bytecomparable":  {},
 	"internal/vint":            {},
@@ -51,7 +51,6 @@ var allowed = map[string][]string{
 
 	// Below flush (the compaction service in flush uses it), above the data
 	// model; like flush, no version package.
-	"compaction": {"sstables", "sstables/version", "mutation", "schema", "dht", "memtable", "checksummer", "compress", "internal/vint", "internal/bytecomparable"},
 }
 
 type pkg struct {
