@@ -84,7 +84,7 @@ endif
 # whose sharing is the writers' and readers' own (raced in flush and the
 # crash tests); under the race detector they would cost many minutes and
 # find nothing new, so they run in the other tiers only.
-RACE_PKGS ?= ./memtable ./flush ./internal/reliability
+RACE_PKGS ?= ./memtable ./flush ./compaction ./table ./internal/reliability
 RACE_SKIP ?= ^(TestCorruptionSweep|TestScrubSweep)
 test-race:
 	CGO_ENABLED=1 $(GO) test -race -count=1 -skip '$(RACE_SKIP)' $(RACE_PKGS)

@@ -82,6 +82,10 @@ type Options struct {
 	ReproduceLostComplexDeletions bool
 	// Progress, when set, is called after each partition written.
 	Progress func(partitions int64)
+
+	// nextGeneration, set by Service, gives each output its generation
+	// (and tracks it in the service's transaction) instead of Generation.
+	nextGeneration func(sstables.Format) (int, error)
 }
 
 // Result is what a compaction did.
@@ -415,6 +419,12 @@ type outputs struct {
 func (o *outputs) next() error {
 	wo := o.base
 	switch {
+	case o.opts.nextGeneration != nil:
+		g, err := o.opts.nextGeneration(o.format)
+		if err != nil {
+			return err
+		}
+		wo.Generation = g
 	case o.opts.UUIDIdentifiers:
 		wo.UUID = sstables.NewUUIDID().String()
 	case o.gen == 0 && o.opts.Generation > 0:

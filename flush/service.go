@@ -29,8 +29,13 @@ type ServiceOptions struct {
 	// RetryDelay is the first delay before a retry; 0 means 100ms.
 	RetryDelay time.Duration
 	// OnFlushed is called, from a flushing goroutine, with every finished
-	// SSTable. It must not block for long.
+	// SSTable, before the flush counts as done (Wait returns after it). It
+	// must not block for long.
 	OnFlushed func(*Result)
+	// Generations, when set, gives the flushes their generations (shared
+	// with a compaction.Service writing into the same directory); nil
+	// means the service's own counter, from the directory's next free one.
+	Generations *sstables.Generations
 	// OnError is called when a memtable could not be flushed after its
 	// retries (or the service was cancelled while it waited or ran); the
 	// memtable is intact and may be resubmitted.
@@ -211,6 +216,9 @@ func (s *Service) Running() []Progress {
 }
 
 func (s *Service) generation() int {
+	if s.opts.Generations != nil {
+		return s.opts.Generations.Next()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.nextGen
@@ -253,6 +261,11 @@ func (s *Service) flushWithRetries(f *memtable.Frozen) {
 	for attempt := 0; ; attempt++ {
 		res, err := s.flushOnce(f)
 		if err == nil {
+			// The callback first: Wait returns once it has run (a
+			// compaction service learns of the SSTable in it).
+			if s.opts.OnFlushed != nil {
+				s.opts.OnFlushed(res)
+			}
 			s.mu.Lock()
 			s.stats.Flushed++
 			s.stats.Fragments += res.Fragments
@@ -262,9 +275,6 @@ func (s *Service) flushWithRetries(f *memtable.Frozen) {
 			s.stats.FlushTime += res.Duration
 			s.idle.Broadcast()
 			s.mu.Unlock()
-			if s.opts.OnFlushed != nil {
-				s.opts.OnFlushed(res)
-			}
 			return
 		}
 		if s.ctx.Err() != nil || attempt >= s.opts.Retries {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // FileSet creates the components of one SSTable crash-safely.
@@ -363,4 +364,31 @@ func NextGeneration(fsys FS, dir string) (int, error) {
 		}
 	}
 	return gen + 1, nil
+}
+
+// Generations hands out the integer generations of one directory's new
+// SSTables to everyone who writes there (an embedded node's flushes and
+// compactions): safe for concurrent use, never the same number twice.
+type Generations struct {
+	mu   sync.Mutex
+	next int
+}
+
+// NewGenerations starts after the largest generation in dir
+// (NextGeneration).
+func NewGenerations(fsys FS, dir string) (*Generations, error) {
+	g, err := NextGeneration(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Generations{next: g}, nil
+}
+
+// Next returns a generation no one else got.
+func (g *Generations) Next() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := g.next
+	g.next++
+	return n
 }

@@ -48,6 +48,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashChildEnv); dir != "" {
 		os.Exit(runCrashChild(dir))
 	}
+	if dir := os.Getenv(compactChildEnv); dir != "" {
+		os.Exit(runCompactionChild(dir))
+	}
 	os.Exit(m.Run())
 }
 
