@@ -224,3 +224,92 @@ func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	}
 	return n, nil
 }
+
+// BenchmarkHLLMerge merges sketches as compaction's key count estimate
+// does: into a reused sketch (Reset, Merge: no allocation), and the
+// MergeHyperLogLogs chain of 8 inputs (the result is allocated).
+func BenchmarkHLLMerge(b *testing.B) {
+	normal1, normal2 := hllOf(1, 0, 100000), hllOf(1, 50000, 100000)
+	sparse1, sparse2 := hllOf(2, 0, 3000), hllOf(2, 1500, 3000)
+	b.Run("normal+normal", func(b *testing.B) {
+		acc := normal1.Clone()
+		b.ReportAllocs()
+		for b.Loop() {
+			acc.Merge(normal2)
+		}
+	})
+	b.Run("normal+sparse", func(b *testing.B) {
+		acc := normal1.Clone()
+		b.ReportAllocs()
+		for b.Loop() {
+			acc.Merge(sparse1)
+		}
+	})
+	b.Run("sparse+sparse", func(b *testing.B) {
+		acc := NewHyperLogLog()
+		b.ReportAllocs()
+		for b.Loop() {
+			acc.Reset()
+			acc.Merge(sparse1)
+			acc.Merge(sparse2)
+		}
+	})
+	var eight []*HyperLogLog
+	for i := range uint64(8) {
+		eight = append(eight, hllOf(3, i*20000, 40000))
+	}
+	b.Run("chain8/normal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			MergeHyperLogLogs(eight...)
+		}
+	})
+	var small []*HyperLogLog
+	for i := range uint64(8) {
+		small = append(small, hllOf(4, i*300, 600))
+	}
+	b.Run("chain8/sparse", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			MergeHyperLogLogs(small...)
+		}
+	})
+}
+
+// BenchmarkHLLCardinality estimates a NORMAL and a SPARSE sketch (no
+// allocation).
+func BenchmarkHLLCardinality(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		h    *HyperLogLog
+	}{{"normal", hllOf(1, 0, 100000)}, {"normal/bias", hllOf(1, 0, 20000)}, {"sparse", hllOf(1, 0, 5000)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.h.Cardinality()
+			}
+		})
+	}
+}
+
+// BenchmarkApproximateKeyCount is the whole estimate for 8 inputs, their
+// sketches decoded from Statistics.db bytes.
+func BenchmarkApproximateKeyCount(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		n    uint64
+	}{{"normal", 40000}, {"sparse", 600}} {
+		var in []KeyCountInput
+		for i := range uint64(8) {
+			in = append(in, keyCountInput("x", hllOf(5, i*c.n/2, c.n).AppendTo(nil), 1))
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ApproximateKeyCount(KeyCountCassandra50, in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package sstables
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/castable-db/castable/dht"
@@ -138,10 +139,27 @@ func FuzzHyperLogLog(f *testing.F) {
 		h.OfferKey([]byte{byte(i), byte(i >> 8), 1})
 	}
 	f.Add(h.AppendTo(nil))
+	f.Add(hllOf(9, 0, 20000).AppendTo(nil))
+	normal, sparse := hllOf(9, 0, 20000), hllOf(9, 0, 300)
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// Whatever the bytes, estimating and merging them as compaction
+		// does returns a count or an error.
+		for _, rules := range []KeyCountRules{KeyCountCassandra311, KeyCountCassandra50} {
+			in := keyCountInput("x", b, 1)
+			for _, ins := range [][]KeyCountInput{{in}, {in, in}, {keyCountInput("n", normal.AppendTo(nil), 1), in}} {
+				if _, err := ApproximateKeyCount(rules, ins); err != nil && !strings.Contains(err.Error(), "x") {
+					t.Fatalf("error without the file: %v", err)
+				}
+			}
+		}
 		h, err := ParseHyperLogLog(b, "x", ComponentStatistics, 0)
 		if err != nil {
 			return
+		}
+		h.Cardinality()
+		for _, o := range []*HyperLogLog{normal, sparse} {
+			MergeHyperLogLogs(h, o).Cardinality()
+			MergeHyperLogLogs(o, h, h).Cardinality()
 		}
 		enc := h.AppendTo(nil)
 		again, err := ParseHyperLogLog(enc, "x", ComponentStatistics, 0)

@@ -2,6 +2,8 @@ package sstables
 
 import (
 	"encoding/binary"
+	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -26,8 +28,13 @@ import (
 // otherwise k = idx' << 1. sparseIndex(k) = k >>> 7 for odd k, k >>> 1 for
 // even k. Offered values collect in a temporary list; when it holds 1537
 // (more than 8192·0.75/4) it is sorted by (sparseIndex, k << 19 signed) and
-// merged into the sparse list (see merge); a sparse list of more than 6144
-// entries converts to NORMAL, whose registers take the maximum rank:
+// merged into the sparse list (see mergeTemp: its comparisons are of the
+// raw ints, so a list holding an odd k is neither sorted nor free of
+// duplicate indexes, which Cassandra's files show); when that merge leaves
+// more than 6144 entries the estimator converts to NORMAL. Serializing and
+// estimating merge the temporary list without converting, so a serialized
+// sparse list holds up to 6144 + 1536 entries (a flush of 6145 to 6147
+// keys is usually one). NORMAL registers take the maximum rank:
 // register x >>> 51 with rank nlz64((x << 13) | 0x1000) + 1, or, from a
 // sparse k, register sparseIndex >>> 12 with rank ((k >>> 1) & 63) ^ 63
 // (odd k) or nlz32(k << 19) + 1 (even k). Registers are updated with
@@ -46,13 +53,17 @@ const (
 )
 
 // HyperLogLog is stream-lib 2.5.2's HyperLogLogPlus(13, 25), kept to
-// reproduce its serialization byte for byte. The zero value is an empty
-// sparse estimator. Offer does not allocate in steady state.
+// reproduce its serialization, merges (Merge, MergeHyperLogLogs) and
+// estimate (Cardinality) bit for bit. The zero value is an empty sparse
+// estimator. Offer does not allocate in steady state. A HyperLogLog is not
+// safe for concurrent use; Cardinality and Merge, like stream-lib's, may
+// merge pending values into the sparse list.
 type HyperLogLog struct {
 	temp      []int32
 	sparse    []int32
 	scratch   []int32
 	registers []int32 // non-nil once NORMAL
+	spare     []int32 // the registers before a Reset, for the next toNormal
 }
 
 // NewHyperLogLog returns an empty estimator.
@@ -72,7 +83,12 @@ func (h *HyperLogLog) Offer(x uint64) {
 	}
 	h.temp = append(h.temp, encodeSparse(x))
 	if len(h.temp) > hllTempMax {
+		// offerHashed: only a merge the full temporary list forces
+		// converts; getBytes and cardinality merge without converting.
 		h.mergeTemp()
+		if len(h.sparse) > hllSparseMax {
+			h.toNormal()
+		}
 	}
 }
 
@@ -92,6 +108,15 @@ func sparseIndex(k int32) int32 {
 	return int32(uint32(k) >> 1)
 }
 
+// sparseRank is decodeRunLength: the rank a sparse entry gives its
+// register.
+func sparseRank(k int32) int32 {
+	if k&1 == 1 {
+		return int32(uint32(k)>>1&63) ^ 63
+	}
+	return int32(bits.LeadingZeros32(uint32(k)<<(hllP+31-hllSP)) + 1)
+}
+
 // updateRegister is RegisterSet.updateIfGreater with its int arithmetic:
 // the value is neither masked nor range-checked.
 func (h *HyperLogLog) updateRegister(pos int, value int32) {
@@ -105,9 +130,9 @@ func (h *HyperLogLog) updateRegister(pos int, value int32) {
 	}
 }
 
-// mergeTemp sorts the temporary list and merges it into the sparse list
-// the way stream-lib 2.5.2 does, converting to NORMAL when the list grows
-// past 6144 entries.
+// mergeTemp is mergeTempList: it sorts the temporary list and merges it
+// into the sparse list the way stream-lib 2.5.2 does. It never converts to
+// NORMAL, so a sparse list may hold up to 6144 + 1536 entries.
 func (h *HyperLogLog) mergeTemp() {
 	if len(h.temp) == 0 {
 		return
@@ -168,22 +193,20 @@ func (h *HyperLogLog) mergeTemp() {
 	}
 	h.scratch, h.sparse = s[:0], out
 	h.temp = h.temp[:0]
-	if len(h.sparse) > hllSparseMax {
-		h.toNormal()
-	}
 }
 
+// toNormal is convertToNormal: pending values are merged first, then every
+// sparse entry updates its register.
 func (h *HyperLogLog) toNormal() {
-	h.registers = make([]int32, hllWords)
+	h.mergeTemp()
+	if cap(h.spare) >= hllWords {
+		h.registers, h.spare = h.spare[:hllWords], nil
+		clear(h.registers)
+	} else {
+		h.registers = make([]int32, hllWords)
+	}
 	for _, k := range h.sparse {
-		idx := int(uint32(sparseIndex(k)) >> (hllSP - hllP))
-		var r int32
-		if k&1 == 1 {
-			r = int32(uint32(k)>>1&63) ^ 63
-		} else {
-			r = int32(bits.LeadingZeros32(uint32(k)<<(hllP+31-hllSP)) + 1)
-		}
-		h.updateRegister(idx, r)
+		h.updateRegister(int(uint32(sparseIndex(k))>>(hllSP-hllP)), sparseRank(k))
 	}
 	h.sparse, h.scratch, h.temp = nil, nil, nil
 }
@@ -219,61 +242,233 @@ func (h *HyperLogLog) AppendTo(dst []byte) []byte {
 }
 
 // ParseHyperLogLog decodes a serialized estimator of this layout (p = 13,
-// sp = 25), so that it can be re-serialized unchanged or offered more
-// values. path and c name the file in errors and base is the blob's file
-// offset.
+// sp = 25), so that it can be re-serialized unchanged, offered more values,
+// merged or estimated. path and c name the file in errors and base is the
+// blob's file offset. It is stricter than stream-lib's
+// HyperLogLogPlus.Builder.build, which also takes other precisions, a
+// register array of another length and bytes after the sketch: such input
+// is a CorruptionError here, as is a sparse entry whose index does not fit
+// in 25 bits (stream-lib fails on it only once it converts to NORMAL).
 func ParseHyperLogLog(b []byte, path string, c Component, base int64) (*HyperLogLog, error) {
-	r := NewByteReader(b, path, c, base)
-	if v := r.I32(); r.Err() == nil && v != hllVersion {
-		r.FailAt(base, "HyperLogLog version %d, want %d", v, hllVersion)
-	}
-	varint := func(what string) uint32 {
-		off := r.Offset()
-		rest := r.Rest()
-		v, n := binary.Uvarint(rest)
-		if r.Err() == nil && (n <= 0 || n > maxHLLVarintBytes || v > 0xFFFFFFFF) {
-			r.FailAt(off, "bad varint for the HyperLogLog %s", what)
-			return 0
-		}
-		r.Skip(n)
-		return uint32(v)
-	}
-	if p, sp := varint("p"), varint("sp"); r.Err() == nil && (p != hllP || sp != hllSP) {
-		r.Fail("HyperLogLog p=%d sp=%d, want p=%d sp=%d", p, sp, hllP, hllSP)
-	}
-	format := varint("format")
-	h := &HyperLogLog{}
+	d := decodeHLL(b, path, c, base)
 	switch {
-	case r.Err() != nil:
-	case format == hllFormatNormal:
-		if n := varint("register length"); r.Err() == nil && n != 4*hllWords {
-			r.Fail("HyperLogLog register array of %d bytes, want %d", n, 4*hllWords)
+	case d.err != nil:
+		return nil, d.err
+	case d.h == nil:
+		return nil, Corruptf(path, string(c), base, "%s", d.unmodeled)
+	case d.normal && d.registerBytes != 4*hllWords:
+		return nil, Corruptf(path, string(c), d.registersAt, "HyperLogLog register array of %d bytes, want %d", d.registerBytes, 4*hllWords)
+	case d.end != len(b):
+		return nil, Corruptf(path, string(c), base+int64(d.end), "%d bytes after the HyperLogLog", len(b)-d.end)
+	}
+	return d.h, nil
+}
+
+// hllFailure says how stream-lib 2.5.2's HyperLogLogPlus.Builder.build
+// fails on a sketch, which decides what SSTableReader.getApproximateKeyCount
+// does with it.
+type hllFailure int
+
+const (
+	// hllEOF: the bytes end before the sketch does (an EOFException, an
+	// IOException).
+	hllEOF hllFailure = iota + 1
+	// hllRuntime: a RuntimeException (a varint of more than 6 bytes, a
+	// negative array length, a precision the constructor refuses, a sparse
+	// index out of range).
+	hllRuntime
+)
+
+// hllDecoded is a serialized sketch as stream-lib 2.5.2 reads it.
+type hllDecoded struct {
+	// h is the sketch when castable models it (p = 13, sp = 25, a
+	// register array of at least 1366 words); nil otherwise.
+	h *HyperLogLog
+	// unmodeled says why h is nil when the sketch is otherwise readable.
+	unmodeled string
+	// p is the precision stored; javaWords is the length of stream-lib's
+	// register array, HyperLogLogPlus.sizeof() / 4, which merge compares
+	// (-1: not known, the legacy encoding is not read).
+	p         int32
+	javaWords int
+	// words4 are the registers of a NORMAL sketch of precision 4 (what
+	// ScyllaDB writes), which castable estimates only alone.
+	words4 []int32
+	// sp is the sparse precision stored.
+	sp int32
+	// normal reports the NORMAL format; registerBytes and registersAt are
+	// its register array's stored length and file offset.
+	normal        bool
+	registerBytes int
+	registersAt   int64
+	// end is the offset in the blob after the sketch.
+	end int
+	// err is a CorruptionError naming what build fails on, and failure
+	// how it fails.
+	err     error
+	failure hllFailure
+}
+
+// decodeHLL reads b the way HyperLogLogPlus.Builder.build (decodeBytes)
+// of stream-lib 2.5.2 does: big-endian version int (negative: this
+// encoding), varints p, sp and format (0 NORMAL, any other SPARSE), then
+// the register array or the sparse deltas; bytes after the sketch are left
+// unread. Its varints are Varint.readUnsignedVarInt, int arithmetic
+// included: up to 6 bytes, the shift taken modulo 32.
+func decodeHLL(b []byte, path string, c Component, base int64) (d hllDecoded) {
+	pos := 0
+	fail := func(f hllFailure, at int, format string, args ...any) hllDecoded {
+		return hllDecoded{err: Corruptf(path, string(c), base+int64(at), format, args...), failure: f}
+	}
+	varint := func() (int32, hllFailure) {
+		var v int32
+		for i := uint(0); ; i += 7 {
+			if pos >= len(b) {
+				return 0, hllEOF
+			}
+			x := int32(b[pos])
+			pos++
+			if x&0x80 == 0 {
+				return v | x<<(i&31), 0
+			}
+			v |= (x & 0x7f) << (i & 31)
+			if i+7 > 35 {
+				return 0, hllRuntime
+			}
 		}
-		h.registers = make([]int32, hllWords)
+	}
+	if len(b) < 4 {
+		return fail(hllEOF, 0, "truncated: the HyperLogLog needs 4 bytes, %d there", len(b))
+	}
+	if v := int32(binary.BigEndian.Uint32(b)); v >= 0 {
+		// legacyDecode: an encoding older than any Cassandra release's.
+		return hllDecoded{unmodeled: fmt.Sprintf("HyperLogLog version %d, want %d", v, hllVersion), javaWords: -1}
+	}
+	pos = 4
+	var head [3]int32
+	for i, what := range []string{"p", "sp", "format"} {
+		at := pos
+		v, f := varint()
+		if f != 0 {
+			return fail(f, at, "bad varint for the HyperLogLog %s", what)
+		}
+		head[i] = v
+	}
+	p, sp, format := head[0], head[1], head[2]
+	d.p, d.sp = p, sp
+	if format == hllFormatNormal {
+		at := pos
+		n, f := varint()
+		switch {
+		case f != 0:
+			return fail(f, at, "bad varint for the HyperLogLog register length")
+		case n < 0:
+			return fail(hllRuntime, at, "HyperLogLog register array of %d bytes", n)
+		case int(n) > len(b)-pos:
+			return fail(hllEOF, at, "truncated: the HyperLogLog register array of %d bytes has %d", n, len(b)-pos)
+		}
+		d.normal, d.registerBytes, d.registersAt = true, int(n), base+int64(pos)
+		d.javaWords = int(n) / 4
+		regs := b[pos : pos+int(n)]
+		pos += int(n)
+		if f := hllCheckPrecision(p, sp); f != "" {
+			return fail(hllRuntime, 4, "%s", f)
+		}
+		d.end = pos
+		if p != hllP || sp != hllSP {
+			d.unmodeled = fmt.Sprintf("HyperLogLog p=%d sp=%d, castable models p=%d sp=%d", p, sp, hllP, hllSP)
+			if p == 4 && d.javaWords >= 3 {
+				// ScyllaDB's: estimated alone as Cassandra estimates it.
+				d.words4 = make([]int32, d.javaWords)
+				for i := range d.words4 {
+					d.words4[i] = int32(binary.BigEndian.Uint32(regs[4*i:]))
+				}
+			}
+			return d
+		}
+		if d.javaWords < hllWords {
+			// cardinality() and merges read 1366 words: stream-lib fails
+			// with an ArrayIndexOutOfBoundsException.
+			d.unmodeled = fmt.Sprintf("HyperLogLog register array of %d bytes, want %d", n, 4*hllWords)
+			return d
+		}
+		h := &HyperLogLog{registers: make([]int32, hllWords)}
 		for i := range h.registers {
-			h.registers[i] = r.I32()
+			h.registers[i] = int32(binary.BigEndian.Uint32(regs[4*i:]))
 		}
-	case format == hllFormatSparse:
-		off := r.Offset()
-		n := varint("sparse count")
-		if r.Err() == nil && (n > hllSparseMax || int(n) > r.Remaining()) {
-			r.FailAt(off, "HyperLogLog sparse count %d out of range", n)
-			break
+		d.h = h
+		return d
+	}
+	at := pos
+	n, f := varint()
+	switch {
+	case f != 0:
+		return fail(f, at, "bad varint for the HyperLogLog sparse count")
+	case n < 0:
+		return fail(hllRuntime, at, "HyperLogLog sparse count %d", n)
+	case int(n) > len(b)-pos:
+		// Every entry takes at least one byte.
+		return fail(hllEOF, at, "truncated: the HyperLogLog sparse count %d exceeds the %d bytes left", n, len(b)-pos)
+	}
+	sparse := make([]int32, n)
+	var prev int32
+	wild := -1
+	for i := range sparse {
+		at := pos
+		v, f := varint()
+		if f != 0 {
+			return fail(f, at, "bad varint for the HyperLogLog sparse entry %d", i)
 		}
-		h.sparse = make([]int32, n)
-		var prev int32
-		for i := range h.sparse {
-			prev += int32(varint("sparse delta"))
-			h.sparse[i] = prev
+		prev += v
+		sparse[i] = prev
+		if wild < 0 && uint32(sparseIndex(prev)) >= 1<<hllSP {
+			wild = at
 		}
-	default:
-		r.Fail("HyperLogLog format %d", format)
 	}
-	if r.Err() == nil && r.Remaining() != 0 {
-		r.Fail("%d bytes after the HyperLogLog", r.Remaining())
+	if f := hllCheckPrecision(p, sp); f != "" {
+		return fail(hllRuntime, 4, "%s", f)
 	}
-	if err := r.Err(); err != nil {
-		return nil, err
+	d.end = pos
+	d.javaWords = hllJavaWords(p)
+	if p != hllP || sp != hllSP {
+		d.unmodeled = fmt.Sprintf("HyperLogLog p=%d sp=%d, castable models p=%d sp=%d", p, sp, hllP, hllSP)
+		return d
 	}
-	return h, nil
+	if wild >= 0 {
+		return fail(hllRuntime, wild, "HyperLogLog sparse entry with an index beyond %d bits", hllSP)
+	}
+	d.h = &HyperLogLog{sparse: sparse}
+	return d
+}
+
+// hllCheckPrecision is the HyperLogLogPlus constructor's check; it returns
+// what it throws an IllegalArgumentException for, or "".
+func hllCheckPrecision(p, sp int32) string {
+	switch {
+	case p < 4 || (p > sp && sp != 0):
+		return fmt.Sprintf("HyperLogLog p=%d sp=%d: p must be between 4 and sp", p, sp)
+	case sp > 32:
+		return fmt.Sprintf("HyperLogLog sp=%d greater than 32", sp)
+	}
+	return ""
+}
+
+// hllJavaWords is the length of the RegisterSet stream-lib 2.5.2 allocates
+// for precision p: RegisterSet((int) Math.pow(2, p)).
+func hllJavaWords(p int32) int {
+	var count int64 // (int) of a double: 2^p saturates, 2^-n truncates to 0
+	switch {
+	case p >= 31:
+		count = math.MaxInt32
+	case p >= 0:
+		count = 1 << p
+	}
+	bits := count / 6
+	switch {
+	case bits == 0:
+		return 1
+	case bits%32 == 0:
+		return int(bits)
+	}
+	return int(bits) + 1
 }

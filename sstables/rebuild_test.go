@@ -2,7 +2,9 @@ package sstables
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"github.com/castable-db/castable/sstables/version"
 	"math"
@@ -347,6 +349,33 @@ func TestHLLNormalMode(t *testing.T) {
 // TestHLLSparseMerges offers enough keys for several temp-list merges but
 // fewer than the NORMAL switch, and checks that the sparse list is the
 // deduplicated set of encodings with the best rank per sparse index.
+// TestHLLSparsePast6144: stream-lib's getBytes merges the pending values
+// without converting, so flushes of 6145 to 6147 keys are written SPARSE,
+// and its reader takes the list back whole. Lengths and digests are those
+// stream-lib 2.5.2 wrote for keys 8-byte big-endian φ + j (its a6145 …
+// a6148 in testdata/hll/stream-lib-2.5.2.golden).
+func TestHLLSparsePast6144(t *testing.T) {
+	for _, c := range []struct {
+		n, size int
+		sha     string
+	}{{6144, 14812, "8bdb16a54e6f49c7"}, {6145, 14814, "7044e0cedb219204"}, {6146, 14817, "781f813d345bcc14"},
+		{6147, 14819, "811d680f1d9a484c"}, {6148, 5473, "9952080c1ac9b926"}} {
+		h := NewHyperLogLog()
+		for j := range c.n {
+			h.OfferKey(binary.BigEndian.AppendUint64(nil, 0x9E3779B97F4A7C15+uint64(j)))
+		}
+		b := h.AppendTo(nil)
+		sum := sha256.Sum256(b)
+		if len(b) != c.size || hex.EncodeToString(sum[:8]) != c.sha {
+			t.Errorf("%d keys: %d bytes %x, stream-lib 2.5.2 wrote %d bytes %s", c.n, len(b), sum[:8], c.size, c.sha)
+		}
+		back, err := ParseHyperLogLog(b, "x", ComponentStatistics, 0)
+		if err != nil || !bytes.Equal(back.AppendTo(nil), b) {
+			t.Errorf("%d keys: does not read back: %v", c.n, err)
+		}
+	}
+}
+
 func TestHLLSparseMerges(t *testing.T) {
 	h := NewHyperLogLog()
 	best := map[int32]int32{}

@@ -105,8 +105,11 @@ type Statistics struct {
 	// ma), in the writing JVM's hash set order.
 	Ancestors []int32
 	// Cardinality is the HyperLogLog++ estimator of the partition keys, as
-	// stored.
+	// stored; nil when the file has no COMPACTION component.
 	Cardinality []byte
+	// CardinalityOffset is the file offset of Cardinality's first byte,
+	// which errors about it name (set by DecodeStatistics; 0 otherwise).
+	CardinalityOffset int64
 	// Stats is the STATS component.
 	Stats Stats
 	// Header is the serialization header; nil before ma.
@@ -345,6 +348,7 @@ func DecodeStatisticsWith(b []byte, v version.Version, path string, typeOpts sch
 			if v.CompactionAncestors() {
 				st.Ancestors = readAncestors(br)
 			}
+			st.CardinalityOffset = br.Offset() + 4
 			st.Cardinality = br.IntBytes()
 		case MetadataStats:
 			decodeStats(br, &st.Stats, v, &st.Oddities, typeOpts)

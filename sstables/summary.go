@@ -232,6 +232,16 @@ type Summary struct {
 	region  []byte // the offsets and entries, as offsets count
 }
 
+// EstimatedKeys is IndexSummary.getEstimatedKeyCount(), what a big-format
+// SSTableReader.estimatedKeys() returns (Cassandra 3.x to 5.0):
+// (sizeAtFullSampling + 1) · minIndexInterval in long arithmetic, from the
+// header as stored. (Cassandra rebuilds a summary whose interval is not the
+// table's min_index_interval, or that is missing, from Index.db at the
+// table's interval; so does castable rebuild.)
+func (s *Summary) EstimatedKeys() int64 {
+	return (int64(s.SizeAtFullSampling) + 1) * int64(s.MinIndexInterval)
+}
+
 // SummaryReadOptions say what follows the keys of a Summary.db.
 type SummaryReadOptions struct {
 	// Boundaries asks to parse the la trailer.
