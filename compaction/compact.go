@@ -15,6 +15,7 @@ import (
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
+	"github.com/castable-db/castable/sstables/version"
 	"github.com/castable-db/castable/table"
 )
 
@@ -318,7 +319,11 @@ func writerOptions(all, live []sstables.Reader, t *schema.Table, format sstables
 	w.Stats = stats.WithEpochs()
 
 	// The key count the bloom filter is sized for.
-	w.ExpectedPartitions = approximateKeyCount(statisticsOf(live))
+	keys, err := approximateKeyCount(live, v.Profile())
+	if err != nil {
+		return w, err
+	}
+	w.ExpectedPartitions = keys
 
 	// Metadata the compaction carries.
 	host := opts.HostID
@@ -628,17 +633,33 @@ func (c *overlapChecker) maxPurgeable(p *mutation.Partition) int64 {
 	return bound
 }
 
-// approximateKeyCount estimates the partitions the inputs hold together.
-// TODO(hll): Cassandra merges the inputs' HyperLogLog sketches; until that
-// lands this sums their partition counts (exact for disjoint inputs).
-func approximateKeyCount(stats []*sstables.Statistics) int64 {
-	var n int64
-	for _, st := range stats {
-		if h := st.Stats.PartitionSizes; h != nil {
-			for _, c := range h.Buckets() {
-				n += c
+// approximateKeyCount is the key count CompactionAwareWriter sizes the
+// output's bloom filter for: getApproximateKeyCount over the non-expired
+// inputs in the order given (Cassandra's is its transaction's; only
+// sketches of a few thousand keys, still sparse, merge differently in
+// another order), with the rules of the release that writes the output.
+// An SSTable that cannot tell its estimatedKeys() counts 0 in the fallback.
+func approximateKeyCount(live []sstables.Reader, p version.Profile) (int64, error) {
+	rules := sstables.KeyCountCassandra311
+	if p.KeyCount50 {
+		rules = sstables.KeyCountCassandra50
+	}
+	in := make([]sstables.KeyCountInput, len(live))
+	for i, r := range live {
+		in[i] = sstables.KeyCountInput{Path: r.Descriptor().Path(sstables.ComponentStatistics), Statistics: r.Statistics()}
+		if e, ok := r.(sstables.KeyEstimator); ok {
+			n, err := e.EstimatedKeys()
+			if err != nil {
+				return 0, err
 			}
+			in[i].EstimatedKeys = n
 		}
 	}
-	return max(n, 1)
+	n, err := sstables.ApproximateKeyCount(rules, in)
+	if err != nil {
+		return 0, err
+	}
+	// 0 is the writer's "size it at Finish"; an estimate below 1 (which
+	// inputs holding keys never give) is sized for one key.
+	return max(n, 1), nil
 }

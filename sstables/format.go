@@ -73,6 +73,14 @@ func MayContain(r Reader, key []byte) bool {
 	return true
 }
 
+// KeyEstimator is implemented by readers that know SSTableReader.
+// estimatedKeys(): the big format's and 2.x's from Summary.db
+// (Summary.EstimatedKeys), BTI's from Partitions.db's key count. It is
+// what ApproximateKeyCount falls back on.
+type KeyEstimator interface {
+	EstimatedKeys() (int64, error)
+}
+
 // DataSizer is implemented by writers that tell how much of Data.db they
 // have written: uncompressed bytes, and bytes on disk (the chunks still
 // being compressed not counted). A compaction cutting its output at a size

@@ -281,6 +281,12 @@ func launch(f *Flavour, build string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.Release == "5.0" {
+		if err := shadowStreamLib(patch); err != nil {
+			unlock()
+			return nil, err
+		}
+	}
 	var n *Node
 	for attempt := 0; attempt < 3; attempt++ {
 		var ports []int

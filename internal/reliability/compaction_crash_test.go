@@ -63,7 +63,7 @@ func openEmbedded(dir string, tab *schema.Table, onFlushed func(), onErr func(er
 		return nil, nil, err
 	}
 	fl, err := flush.NewService(context.Background(), flush.ServiceOptions{
-		Options: flush.Options{Format: f, WriterOptions: sstables.WriterOptions{Dir: dir, Compression: &compress.Params{Codec: compress.LZ4, ChunkLength: 16 << 10}}},
+		Options:     flush.Options{Format: f, WriterOptions: sstables.WriterOptions{Dir: dir, Compression: &compress.Params{Codec: compress.LZ4, ChunkLength: 16 << 10}}},
 		Generations: gens,
 		OnFlushed: func(r *flush.Result) {
 			if err := comp.Add(r.Descriptor); err != nil {

@@ -235,3 +235,15 @@ func (r *Reader) locate(key []byte) (pos, entry int64, err error) {
 }
 
 var _ sstables.Reader = (*Reader)(nil)
+
+// EstimatedKeys implements sstables.KeyEstimator: IndexSummary.
+// getEstimatedKeyCount() of Summary.db (rebuilt from Index.db when
+// missing, as Cassandra does at open).
+func (r *Reader) EstimatedKeys() (int64, error) {
+	sum, _, err := r.lookup.LoadOrRebuild(r.fsys, r.desc, sstables.SummaryReadOptions{},
+		sstables.LookupRebuild{Index: r, FPChance: r.stats.BloomFilterFPChance, Warn: r.s.Warn()})
+	if err != nil || sum == nil {
+		return 0, err
+	}
+	return sum.EstimatedKeys(), nil
+}

@@ -335,3 +335,12 @@ func (s *rowSeeker) CheckLanding(off int64, kind mutation.BoundKind, c mutation.
 }
 
 var _ sstables.Reader = (*Reader)(nil)
+
+// EstimatedKeys implements sstables.KeyEstimator: BtiTableReader.
+// estimatedKeys(), the key count in Partitions.db's footer.
+func (r *Reader) EstimatedKeys() (int64, error) {
+	if err := r.openIndexes(); err != nil {
+		return 0, err
+	}
+	return r.pi.KeyCount, nil
+}

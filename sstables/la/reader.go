@@ -414,3 +414,13 @@ func (r *Reader) findIndexEntry(key []byte, summary *sstables.Summary) (int64, b
 }
 
 var _ sstables.Reader = (*Reader)(nil)
+
+// EstimatedKeys implements sstables.KeyEstimator: IndexSummary.
+// getEstimatedKeyCount() of Summary.db.
+func (r *Reader) EstimatedKeys() (int64, error) {
+	sum, _, err := r.loadLookup()
+	if err != nil || sum == nil {
+		return 0, err
+	}
+	return sum.EstimatedKeys(), nil
+}

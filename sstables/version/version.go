@@ -227,6 +227,12 @@ type Profile struct {
 	// 3.x's (the cell not live at the merge time wins, values compare
 	// signed); see mutation.Rules.
 	Reconcile4 bool
+	// KeyCount50 says the release's getApproximateKeyCount (the key count
+	// a compaction sizes its bloom filter for) is 5.0's: the fallback sum
+	// starts at 0 and a sketch that ends early fails the compaction, where
+	// 3.x starts at −1 and falls back (sstables.KeyCountRules; 4.x has
+	// 5.0's arithmetic and is given 5.0's rules).
+	KeyCount50 bool
 	// LZ4 is the LZ4 fast compressor the release writes LZ4 chunks with:
 	// LZ4R123 for 2.2 and 3.x (and the 4.0 pre-releases of na), LZ4R100
 	// for 2.1, LZ4Current (the zero value) from 4.0 and for ScyllaDB. The
@@ -272,11 +278,11 @@ var (
 	profile30mb    = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelTombstoneBin: true, SentinelCountsLiveness: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
 	profile30      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, TombstoneMaxBins: 100, SentinelCountsLiveness: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
 	profile311     = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123}
-	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DoubleCellCounts: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123, Reconcile4: true}
-	profile40      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64, Reconcile4: true}
-	profile50      = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64, OrderedTOC: true, LiveComplexDeletionWrap: true, Reconcile4: true}
+	profile40pre   = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 114, DoubleCellCounts: true, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, LZ4: LZ4R123, Reconcile4: true, KeyCount50: true}
+	profile40      = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64, Reconcile4: true, KeyCount50: true}
+	profile50      = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb64, OrderedTOC: true, LiveComplexDeletionWrap: true, Reconcile4: true, KeyCount50: true}
 	profileScylla  = Profile{PartitionSizeBuckets: 150, CellCountBuckets: 118, TombstoneMaxBins: 100, DefaultChunkLength: kb64, DefaultColumnIndexSize: kb64, NaNCompressionRatio: true, ScyllaCompressionRatio: true, UnroundedDropTimes: true, ZeroCommitLogBounds: true, ScyllaTypeNames: true, Reconcile4: true}
-	profile50bti   = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb16, OrderedTOC: true, LiveComplexDeletionWrap: true, Reconcile4: true}
+	profile50bti   = Profile{PartitionSizeBuckets: 155, CellCountBuckets: 118, DefaultChunkLength: kb16, DefaultColumnIndexSize: kb16, OrderedTOC: true, LiveComplexDeletionWrap: true, Reconcile4: true, KeyCount50: true}
 )
 
 // The features of the 2.x versions and of the 3.x base (ma).
