@@ -60,7 +60,7 @@ type Options struct {
 	IncludeTombstones bool
 	// MaxFileSize starts a new output file once one has reached this many
 	// bytes (Parquet: at the end of a row group, which is then made no
-	// larger than MaxFileSize); 0 means one file.
+	// larger than a quarter of MaxFileSize); 0 means one file.
 	MaxFileSize int64
 	// Parquet and CSV configure their formats.
 	Parquet ParquetOptions
@@ -91,8 +91,10 @@ func NewWriter(out io.Writer, cols []Column, opts Options) (Writer, error) {
 	switch opts.Format {
 	case "", Parquet:
 		p := opts.Parquet
-		if opts.MaxFileSize > 0 && (p.RowGroupSize <= 0 || p.RowGroupSize > opts.MaxFileSize) {
-			p.RowGroupSize = min(opts.MaxFileSize, DefaultRowGroupSize)
+		if opts.MaxFileSize > 0 && (p.RowGroupSize <= 0 || p.RowGroupSize > opts.MaxFileSize/4) {
+			// A file ends where a row group does: four or more to a file
+			// keep it within a quarter of MaxFileSize below it.
+			p.RowGroupSize = max(min(opts.MaxFileSize/4, DefaultRowGroupSize), 1)
 		}
 		return newParquetWriter(out, cols, p, opts.Metadata)
 	case CSV:

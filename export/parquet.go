@@ -620,8 +620,8 @@ func (w *parquetWriter) Write(values [][]byte) error {
 }
 
 // Size implements Writer: the bytes written, and the open row group's
-// values (uncompressed, an upper bound of what it adds).
-func (w *parquetWriter) Size() int64 { return w.n.n + w.pending }
+// buffered values (uncompressed, an upper bound of what it adds).
+func (w *parquetWriter) Size() int64 { return w.w.Size() }
 
 // Close implements Writer.
 func (w *parquetWriter) Close() error { return w.w.Close() }
