@@ -3,8 +3,10 @@ package export
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/castable-db/castable/schema"
@@ -124,7 +126,7 @@ func (w *csvWriter) Close() error { return w.w.Flush() }
 // jsonWriter writes JSON Lines: per row one object whose keys are the
 // column names (a name that is not all lower case in double quotes inside
 // the key, as SELECT JSON names it) and whose values are the JSON forms
-// Cassandra's SELECT JSON gives (schema.Type.AppendJSON), null for null,
+// Cassandra's SELECT JSON gives (appendSelectJSON), null for null,
 // separated by ", " and ": " as Cassandra separates them.
 type jsonWriter struct {
 	w    *bufio.Writer
@@ -153,6 +155,126 @@ func newJSONWriter(out io.Writer, cols []Column) *jsonWriter {
 	return w
 }
 
+// appendSelectJSON appends the JSON form SELECT JSON gives a value:
+// schema.Type.AppendJSON's (sstabledump's), except that a float or double
+// that is NaN or infinite is null, as Cassandra's FloatType and DoubleType
+// toJSONString print it, inside collections, tuples and UDTs too.
+func appendSelectJSON(dst []byte, t *schema.Type, v []byte, depth int) ([]byte, error) {
+	if depth > maxLiteralDepth {
+		return dst, fmt.Errorf("%s: nested too deeply", t)
+	}
+	t = t.Unreversed()
+	if len(v) == 0 {
+		return t.AppendJSON(dst, v)
+	}
+	switch t.Kind {
+	case schema.KindFloat:
+		if len(v) == 4 {
+			if f := math.Float32frombits(binary.BigEndian.Uint32(v)); math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+				return append(dst, "null"...), nil
+			}
+		}
+	case schema.KindDouble:
+		if len(v) == 8 {
+			if f := math.Float64frombits(binary.BigEndian.Uint64(v)); math.IsNaN(f) || math.IsInf(f, 0) {
+				return append(dst, "null"...), nil
+			}
+		}
+	case schema.KindList, schema.KindSet, schema.KindMap:
+		n, rest, err := readCount(v)
+		if err != nil {
+			return dst, fmt.Errorf("%s: %w", t, err)
+		}
+		open, closing := byte('['), byte(']')
+		if t.Kind == schema.KindMap {
+			open, closing = '{', '}'
+		}
+		dst = append(dst, open)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			var e []byte
+			if e, rest, err = readElement(rest); err != nil {
+				return dst, fmt.Errorf("%s: %w", t, err)
+			}
+			if t.Kind != schema.KindMap {
+				if dst, err = appendSelectJSON(dst, t.Params[0], e, depth+1); err != nil {
+					return dst, err
+				}
+				continue
+			}
+			// A map key is a JSON string: a key whose form is not one is
+			// its JSON text in a string.
+			start := len(dst)
+			if dst, err = appendSelectJSON(dst, t.Params[0], e, depth+1); err != nil {
+				return dst, err
+			}
+			if k := dst[start:]; len(k) == 0 || k[0] != '"' {
+				text := string(k)
+				dst = appendJSONString(dst[:start], text)
+			}
+			dst = append(dst, ": "...)
+			if e, rest, err = readElement(rest); err != nil {
+				return dst, fmt.Errorf("%s: %w", t, err)
+			}
+			if dst, err = appendSelectJSON(dst, t.Params[1], e, depth+1); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, closing), nil
+	case schema.KindVector:
+		elems, err := t.VectorElements(v)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, '[')
+		for i, e := range elems {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			if dst, err = appendSelectJSON(dst, t.Params[0], e, depth+1); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	case schema.KindTuple, schema.KindUDT:
+		open, closing := byte('['), byte(']')
+		if t.Kind == schema.KindUDT {
+			open, closing = '{', '}'
+		}
+		dst = append(dst, open)
+		rest := v
+		for i, ft := range t.Params {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			if t.Kind == schema.KindUDT {
+				name := t.FieldNames[i]
+				if name != strings.ToLower(name) {
+					name = `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+				}
+				dst = appendJSONString(dst, name)
+				dst = append(dst, ": "...)
+			}
+			var f []byte
+			var err error
+			if f, rest, err = readField(rest); err != nil {
+				return dst, fmt.Errorf("%s: %w", t, err)
+			}
+			if f == nil {
+				dst = append(dst, "null"...)
+				continue
+			}
+			if dst, err = appendSelectJSON(dst, ft, f, depth+1); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, closing), nil
+	}
+	return t.AppendJSON(dst, v)
+}
+
 // appendJSONString appends s as a JSON string (as Jackson escapes it).
 func appendJSONString(dst []byte, s string) []byte {
 	b, _ := schema.Text.AppendJSON(dst, []byte(s))
@@ -169,7 +291,7 @@ func (w *jsonWriter) Write(values [][]byte) error {
 			continue
 		}
 		var err error
-		if w.line, err = w.cols[i].Type.AppendJSON(w.line, v); err != nil {
+		if w.line, err = appendSelectJSON(w.line, w.cols[i].Type, v, 0); err != nil {
 			return fmt.Errorf("column %s: %w", w.cols[i].Name, err)
 		}
 	}

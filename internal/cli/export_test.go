@@ -493,3 +493,37 @@ func exportMemoryChild(t *testing.T, dir string) {
 	}
 	fmt.Printf("peak heap %d rows %d\n", peak.Load(), sum.Rows)
 }
+
+// BenchmarkExport measures castable export of BenchmarkSchema's table
+// (generated CSV rows written with castable write: pk int, ck int, v text,
+// 100 rows a partition, LZ4 SSTables) into each format, from the merged
+// read to the output file's fsync. rows/s is the figure the command
+// reports.
+func BenchmarkExport(b *testing.B) {
+	for _, rows := range []int64{100_000, 1_000_000} {
+		dir := b.TempDir()
+		schemaFile := writeBenchSchema(b, dir, "")
+		in := generateCSV(b, dir, rows, 100)
+		data := filepath.Join(dir, "sstables")
+		if _, err := Write(context.Background(), quietEnv(), WriteOptions{Schema: schemaFile, CSV: in, Out: data}); err != nil {
+			b.Fatal(err)
+		}
+		for _, impl := range []string{"parquet", "parquet-zstd", "csv", "jsonl"} {
+			b.Run(fmt.Sprintf("impl=%s/size=%d", impl, rows), func(b *testing.B) {
+				to, codec := impl, ""
+				if impl == "parquet-zstd" {
+					to, codec = "parquet", "zstd"
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := Export(context.Background(), quietEnv(), ExportOptions{SSTables: []string{data}, Schema: schemaFile, To: to,
+						Out: filepath.Join(dir, "out."+to), Export: export.Options{Parquet: export.ParquetOptions{Compression: codec}}}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			})
+		}
+	}
+}
