@@ -531,8 +531,9 @@ type parquetWriter struct {
 	cols    []Column
 	nodes   []pnode
 	leaves  [][]parquet.Value
-	row     parquet.Row
 	rows    []parquet.Row
+	vals    []parquet.Value
+	arena   []byte
 	pending int64 // value bytes in the open row group
 	limit   int64
 }
@@ -594,7 +595,13 @@ func newParquetWriter(out io.Writer, cols []Column, opts ParquetOptions, meta ma
 	return w, nil
 }
 
-// Write implements Writer.
+// rowBatch is how many rows Write gathers before handing them to
+// parquet-go at once (which then writes each column's values of the batch
+// in one call instead of one call per row).
+const rowBatch = 256
+
+// Write implements Writer. The row's values are copied (byte arrays into
+// an arena) so that the batch outlives the caller's buffers.
 func (w *parquetWriter) Write(values [][]byte) error {
 	for i := range w.leaves {
 		w.leaves[i] = w.leaves[i][:0]
@@ -605,18 +612,51 @@ func (w *parquetWriter) Write(values [][]byte) error {
 		}
 		w.pending += int64(len(v)) + 4
 	}
-	w.row = w.row[:0]
+	start := len(w.vals)
 	for _, l := range w.leaves {
-		w.row = append(w.row, l...)
+		for _, v := range l {
+			switch v.Kind() {
+			case parquet.ByteArray, parquet.FixedLenByteArray:
+				b := v.ByteArray()
+				at := len(w.arena)
+				w.arena = append(w.arena, b...)
+				c := w.arena[at:len(w.arena):len(w.arena)]
+				if v.Kind() == parquet.ByteArray {
+					v = parquet.ByteArrayValue(c).Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
+				} else {
+					v = parquet.FixedLenByteArrayValue(c).Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
+				}
+			}
+			w.vals = append(w.vals, v)
+		}
 	}
-	if _, err := w.w.WriteRows([]parquet.Row{w.row}); err != nil {
-		return err
+	// Earlier rows keep slicing the old arrays when vals or arena grow,
+	// which stay valid until the batch is written.
+	w.rows = append(w.rows, w.vals[start:len(w.vals):len(w.vals)])
+	if len(w.rows) >= rowBatch {
+		if err := w.writeBatch(); err != nil {
+			return err
+		}
 	}
 	if w.pending >= w.limit {
+		if err := w.writeBatch(); err != nil {
+			return err
+		}
 		w.pending = 0
 		return w.w.Flush()
 	}
 	return nil
+}
+
+// writeBatch hands the gathered rows to parquet-go (which copies them).
+func (w *parquetWriter) writeBatch() error {
+	if len(w.rows) == 0 {
+		return nil
+	}
+	_, err := w.w.WriteRows(w.rows)
+	clear(w.rows)
+	w.rows, w.vals, w.arena = w.rows[:0], w.vals[:0], w.arena[:0]
+	return err
 }
 
 // Size implements Writer: the bytes written, and the open row group's
@@ -624,4 +664,9 @@ func (w *parquetWriter) Write(values [][]byte) error {
 func (w *parquetWriter) Size() int64 { return w.w.Size() }
 
 // Close implements Writer.
-func (w *parquetWriter) Close() error { return w.w.Close() }
+func (w *parquetWriter) Close() error {
+	if err := w.writeBatch(); err != nil {
+		return err
+	}
+	return w.w.Close()
+}
