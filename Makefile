@@ -21,7 +21,7 @@ empty :=
 space := $(empty) $(empty)
 TAGFLAG := $(if $(TAGS),-tags $(subst $(space),$(comma),$(TAGS)),)
 
-.PHONY: all build demo test test-full test-short test-purego test-cgo test-race test-sweeps test-beam test-beam-short bench fuzz-smoke lint lint-purego print-tags clean checksum-pair
+.PHONY: all build demo test test-full test-short test-purego test-cgo test-race test-sweeps test-beam test-beam-short test-parquetcheck bench fuzz-smoke lint lint-purego print-tags clean checksum-pair
 
 all: build
 
@@ -56,7 +56,7 @@ endif
 ## in the main build (the C libraries' tags when present), with sweeps and
 ## matrices scaled down (go test -short): the live-node and oracle tests
 ## included. A few minutes on 2 cores.
-test: lint test-short test-beam-short
+test: lint test-short test-beam-short test-parquetcheck
 
 ## test-full: CI's tier — make test, then every test again in full: the
 ## pure-Go build, the checksummers and sstables without assembly, the race
@@ -103,6 +103,12 @@ test-beam-short:
 test-beam:
 	cd beam && CGO_ENABLED=0 $(GO) test -count=1 ./...
 
+# export/parquetcheck has its own go.mod too: DuckDB (cgo) reads back the
+# Parquet files castable export writes. Without cgo its test skips (fails
+# under CASTABLE_REQUIRE_TESTDATA=1); it is short, so one tier runs it.
+test-parquetcheck:
+	cd export/parquetcheck && $(GO) test -short -count=1 ./...
+
 ## bench: the benchmark matrices
 bench:
 	$(GO) test $(TAGFLAG) -run '^$$' -bench . -benchmem $(PKG)
@@ -131,6 +137,7 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(MAIN_ENV) $(GO) vet $(TAGFLAG) $(PKG)
 	cd beam && CGO_ENABLED=0 $(GO) vet ./...
+	cd export/parquetcheck && $(GO) vet ./...
 
 ## lint-purego: go vet of the pure-Go build, when the main build is cgo's
 lint-purego:

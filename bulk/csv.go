@@ -74,6 +74,9 @@ type csvLoader struct {
 	keyComps     [][]byte
 	clust        mutation.Clustering
 	key          []byte
+	// staticOnly says the record holds static columns alone (its
+	// clustering and regular columns all null): no clustering row.
+	staticOnly bool
 
 	// The batch: one partition update gathered from consecutive records.
 	batch     mutation.Partition
@@ -361,7 +364,11 @@ func (l *csvLoader) parse(rec []string) error {
 		}
 		l.keyComps[i] = l.values[f]
 	}
+	l.staticOnly = l.ck != nil && l.staticOnlyRecord()
 	for i, f := range l.ck {
+		if l.staticOnly {
+			break
+		}
 		if l.values[f] == nil {
 			return fmt.Errorf("clustering column %s is null", l.t.Clustering[i].Name)
 		}
@@ -370,6 +377,29 @@ func (l *csvLoader) parse(rec []string) error {
 	var err error
 	l.key, err = l.t.AppendPartitionKey(l.key[:0], l.keyComps)
 	return err
+}
+
+// staticOnlyRecord reports whether the parsed record is a partition's
+// static row alone, as cqlsh COPY TO and castable export print a partition
+// with static data and no live row: every clustering and regular column
+// null, some static one not.
+func (l *csvLoader) staticOnlyRecord() bool {
+	for _, f := range l.ck {
+		if l.values[f] != nil {
+			return false
+		}
+	}
+	for _, f := range l.reg {
+		if l.values[f] != nil {
+			return false
+		}
+	}
+	for _, f := range l.static {
+		if l.values[f] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // fits reports whether the parsed record can join the current batch.
@@ -382,7 +412,7 @@ func (l *csvLoader) fits() bool {
 		return false
 	case len(l.static) > 0 && len(p.Static.Cells) > 0:
 		return false
-	case l.ck != nil && len(p.Rows) > 0 && l.t.CompareClustering(p.Rows[len(p.Rows)-1].Clustering, l.clust) >= 0:
+	case l.ck != nil && !l.staticOnly && len(p.Rows) > 0 && l.t.CompareClustering(p.Rows[len(p.Rows)-1].Clustering, l.clust) >= 0:
 		return false
 	}
 	return true
@@ -432,7 +462,7 @@ func (l *csvLoader) add() {
 			p.Static.ComplexDeletions = l.cds[cdStart:len(l.cds):len(l.cds)]
 		}
 	}
-	if l.ck == nil {
+	if l.ck == nil || l.staticOnly {
 		return
 	}
 	start := len(l.clusts)

@@ -42,6 +42,12 @@ type ViewOptions struct {
 	// Now is the moment the view shows: cells expired by then are gone,
 	// TTLs count down from it. The zero value means time.Now().
 	Now time.Time
+	// Tombstones makes the view an audit view: besides the live rows, Next
+	// returns one Row (with Tombstone set) for each deletion the merged
+	// data still holds — partition deletions, range tombstone bounds, row
+	// deletions, cell tombstones, expired cells and row markers, and
+	// deletions of whole collections — in the order the merge meets them.
+	Tombstones bool
 }
 
 // Row is one CQL row of the view, valid until the next call to the View.
@@ -62,6 +68,93 @@ type Row struct {
 	// StaticOnly says the row stands for a partition with static data and
 	// no live row: its clustering and regular columns are null.
 	StaticOnly bool
+	// Tombstone is nil for a live row. In an audit view
+	// (ViewOptions.Tombstones) a row with Tombstone set describes one
+	// deletion: Values hold the partition key, the clustering (a range
+	// bound's prefix, a row's clustering; null for partition deletions
+	// and static cells) and, for an expired simple cell, its value;
+	// WriteTimes and TTLs are empty.
+	Tombstone *Tombstone
+}
+
+// TombstoneKind says what a tombstone row of an audit view describes.
+type TombstoneKind uint8
+
+// The kinds of deletion an audit view shows.
+const (
+	// PartitionDeletion is a partition-wide deletion (DELETE FROM t WHERE
+	// pk = ...).
+	PartitionDeletion TombstoneKind = iota + 1
+	// RangeStart and RangeEnd are the bounds of a range tombstone (DELETE
+	// with a clustering prefix or slice); the row's clustering columns
+	// hold the bound's prefix and Tombstone.Inclusive says whether rows
+	// equal to it are deleted. Where one range ends as the next begins
+	// (a boundary), an end row comes before a start row.
+	RangeStart
+	RangeEnd
+	// RowDeletion is a row deletion (regular or shadowable).
+	RowDeletion
+	// CellDeletion is a cell tombstone: a deleted simple cell, or a
+	// deleted element of a collection or UDT (Tombstone.Path).
+	CellDeletion
+	// Expired is a cell (or, without a Column, a row marker) whose TTL
+	// ran out by the view's moment; LocalDeletionTime is when.
+	Expired
+	// CollectionDeletion is the deletion of a whole non-frozen collection
+	// or UDT column (overwriting or deleting it).
+	CollectionDeletion
+)
+
+// String returns the kind's name as exports show it: partition,
+// range_start, range_end, row, cell, expired, collection.
+func (k TombstoneKind) String() string {
+	switch k {
+	case PartitionDeletion:
+		return "partition"
+	case RangeStart:
+		return "range_start"
+	case RangeEnd:
+		return "range_end"
+	case RowDeletion:
+		return "row"
+	case CellDeletion:
+		return "cell"
+	case Expired:
+		return "expired"
+	case CollectionDeletion:
+		return "collection"
+	}
+	return "unknown"
+}
+
+// Tombstone describes one deletion of an audit view.
+type Tombstone struct {
+	Kind TombstoneKind
+	// Column is the deleted or expired cell's column (CellDeletion,
+	// Expired, CollectionDeletion); nil otherwise (an expired row marker
+	// has none).
+	Column *schema.Column
+	// Path is the element of a non-frozen collection or UDT the cell is
+	// (the list element's timeuuid, the set element, the map key, the UDT
+	// field index); nil for a simple cell.
+	Path []byte
+	// Inclusive says whether a range bound includes its clustering prefix.
+	Inclusive bool
+	// MarkedForDeleteAt is the deletion's timestamp in microseconds (an
+	// expired cell's or marker's write timestamp).
+	MarkedForDeleteAt int64
+	// LocalDeletionTime is when the deletion happened (an expiring cell:
+	// when it expired), in seconds since the epoch.
+	LocalDeletionTime int64
+}
+
+// tombstoneItem is an audit row waiting to be returned: what it
+// describes and where. Its slices point into the scan's current
+// partition or row, which stay valid until the queue is drained.
+type tombstoneItem struct {
+	ts         Tombstone
+	clustering mutation.Clustering
+	value      []byte
 }
 
 // NoWriteTime is a Row.WriteTimes entry for which writetime() is null.
@@ -86,6 +179,11 @@ type View struct {
 	row        Row
 	buf        []byte
 	cellsOfCol []mutation.Cell
+
+	tombstones bool
+	queue      []tombstoneItem
+	queued     int
+	tomb       Tombstone
 }
 
 type staticState struct {
@@ -102,7 +200,7 @@ func NewView(sc *table.Scanner, t *schema.Table, opts ViewOptions) *View {
 		now = time.Now()
 	}
 	cols := SelectStarColumns(t)
-	v := &View{sc: sc, t: t, cols: cols, now: now.Unix(), index: map[*schema.Column]int{}, nKey: len(t.PartitionKey) + len(t.Clustering)}
+	v := &View{sc: sc, t: t, cols: cols, now: now.Unix(), index: map[*schema.Column]int{}, nKey: len(t.PartitionKey) + len(t.Clustering), tombstones: opts.Tombstones}
 	for i, c := range cols {
 		v.index[c] = i
 	}
@@ -121,9 +219,16 @@ func (v *View) Columns() []*schema.Column { return v.cols }
 // NowInSec is the view's moment in seconds since the epoch.
 func (v *View) NowInSec() int64 { return v.now }
 
-// Next returns the next live row, or nil, io.EOF after the last.
+// Next returns the next live row (and in an audit view the next
+// tombstone row), or nil, io.EOF after the last.
 func (v *View) Next() (*Row, error) {
 	for {
+		if v.queued < len(v.queue) {
+			v.fillTombstone(&v.queue[v.queued])
+			v.queued++
+			return &v.row, nil
+		}
+		v.queue, v.queued = v.queue[:0], 0
 		if v.part == nil {
 			p, err := v.sc.NextPartition()
 			if err != nil {
@@ -132,13 +237,24 @@ func (v *View) Next() (*Row, error) {
 			if err := v.startPartition(p); err != nil {
 				return nil, err
 			}
+			if v.tombstones {
+				if !p.Deletion.IsLive() {
+					v.queue = append(v.queue, tombstoneItem{ts: Tombstone{Kind: PartitionDeletion, MarkedForDeleteAt: p.Deletion.MarkedForDeleteAt, LocalDeletionTime: p.Deletion.LocalDeletionTime}})
+				}
+				v.queueRow(&p.Static, nil)
+			}
+			continue
 		}
 		r, m, err := v.sc.Next()
 		if err != nil {
 			return nil, err
 		}
 		if m != nil {
-			continue // the merge has applied the range deletions already
+			// The merge has applied the range deletions already.
+			if v.tombstones {
+				v.queueMarker(m)
+			}
+			continue
 		}
 		if r == nil {
 			// The partition's end. A partition with live static data and no live row shows
@@ -154,6 +270,9 @@ func (v *View) Next() (*Row, error) {
 		ok, err := v.fillRow(r)
 		if err != nil {
 			return nil, err
+		}
+		if v.tombstones {
+			v.queueRow(r, r.Clustering)
 		}
 		if ok {
 			v.rowsLive++
@@ -220,6 +339,7 @@ func (v *View) fillStaticOnly(p *mutation.Partition) {
 	v.resetColumns(r)
 	v.copyStatic(r)
 	r.StaticOnly = true
+	r.Tombstone = nil
 }
 
 func (v *View) copyStatic(r *Row) {
@@ -234,7 +354,7 @@ func (v *View) copyStatic(r *Row) {
 // live.
 func (v *View) fillRow(r *mutation.Row) (bool, error) {
 	row := &v.row
-	row.StaticOnly = false
+	row.StaticOnly, row.Tombstone = false, nil
 	v.fillKey(row, r.Clustering)
 	v.resetColumns(row)
 	live, err := v.columns(r, row.Values, row.WriteTimes, row.TTLs)
@@ -349,4 +469,77 @@ func frozenValue(t *schema.Type, cells []mutation.Cell) []byte {
 		}
 	}
 	return dst
+}
+
+// queueMarker queues the tombstone rows of a merged range tombstone
+// marker: a bound, or a boundary's end then its start.
+func (v *View) queueMarker(m *mutation.RangeTombstoneMarker) {
+	k := m.Kind
+	if k.IsEnd() {
+		inclusive := k == mutation.InclEndBound || k == mutation.InclEndExclStartBoundary
+		v.queue = append(v.queue, tombstoneItem{clustering: m.Clustering, ts: Tombstone{Kind: RangeEnd, Inclusive: inclusive,
+			MarkedForDeleteAt: m.Close.MarkedForDeleteAt, LocalDeletionTime: m.Close.LocalDeletionTime}})
+	}
+	if k.IsStart() {
+		inclusive := k == mutation.InclStartBound || k == mutation.ExclEndInclStartBoundary
+		v.queue = append(v.queue, tombstoneItem{clustering: m.Clustering, ts: Tombstone{Kind: RangeStart, Inclusive: inclusive,
+			MarkedForDeleteAt: m.Open.MarkedForDeleteAt, LocalDeletionTime: m.Open.LocalDeletionTime}})
+	}
+}
+
+// queueRow queues the tombstone rows of a merged row (the static row
+// with a nil clustering): its deletion, an expired row marker, its
+// collection deletions, cell tombstones and expired cells, by column.
+func (v *View) queueRow(r *mutation.Row, clustering mutation.Clustering) {
+	add := func(ts Tombstone, value []byte) {
+		v.queue = append(v.queue, tombstoneItem{ts: ts, clustering: clustering, value: value})
+	}
+	for _, d := range []mutation.DeletionTime{r.Deletion, r.ShadowableDeletion} {
+		if !d.IsLive() {
+			add(Tombstone{Kind: RowDeletion, MarkedForDeleteAt: d.MarkedForDeleteAt, LocalDeletionTime: d.LocalDeletionTime}, nil)
+		}
+	}
+	if l := r.Liveness; !l.IsEmpty() && (l.IsExpired() || l.IsExpiring() && !l.IsLive(v.now)) {
+		add(Tombstone{Kind: Expired, MarkedForDeleteAt: l.Timestamp, LocalDeletionTime: l.LocalExpirationTime}, nil)
+	}
+	cds := r.ComplexDeletions
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		for len(cds) > 0 && cds[0].Column.Index <= c.Column.Index && cds[0].Column.Kind == c.Column.Kind {
+			if !cds[0].Deletion.IsLive() {
+				add(Tombstone{Kind: CollectionDeletion, Column: cds[0].Column, MarkedForDeleteAt: cds[0].Deletion.MarkedForDeleteAt, LocalDeletionTime: cds[0].Deletion.LocalDeletionTime}, nil)
+			}
+			cds = cds[1:]
+		}
+		switch {
+		case c.IsTombstone():
+			add(Tombstone{Kind: CellDeletion, Column: c.Column, Path: c.Path, MarkedForDeleteAt: c.Timestamp, LocalDeletionTime: c.LocalDeletionTime}, nil)
+		case c.IsExpiring() && !c.IsLiveAt(v.now):
+			var value []byte
+			if c.Path == nil && c.Column.Type.Kind != schema.KindCounter {
+				value = c.Value
+			}
+			add(Tombstone{Kind: Expired, Column: c.Column, Path: c.Path, MarkedForDeleteAt: c.Timestamp, LocalDeletionTime: c.LocalDeletionTime}, value)
+		}
+	}
+	for _, cd := range cds {
+		if !cd.Deletion.IsLive() {
+			add(Tombstone{Kind: CollectionDeletion, Column: cd.Column, MarkedForDeleteAt: cd.Deletion.MarkedForDeleteAt, LocalDeletionTime: cd.Deletion.LocalDeletionTime}, nil)
+		}
+	}
+}
+
+// fillTombstone fills v.row from a queued tombstone row.
+func (v *View) fillTombstone(it *tombstoneItem) {
+	r := &v.row
+	v.fillKey(r, it.clustering)
+	v.resetColumns(r)
+	r.StaticOnly = false
+	if it.value != nil && it.ts.Column != nil {
+		if i, ok := v.index[it.ts.Column]; ok {
+			r.Values[i] = it.value
+		}
+	}
+	v.tomb = it.ts
+	r.Tombstone = &v.tomb
 }

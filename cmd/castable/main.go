@@ -94,6 +94,7 @@ func run(ctx context.Context, args []string, env *cli.Env) int {
 			layoutCommand(env),
 			convertCommand(ctx, env),
 			scrubCommand(ctx, env),
+			exportCommand(ctx, env),
 			versionCommand(env),
 			versionsCommand(env),
 			genCSVCommand(env),

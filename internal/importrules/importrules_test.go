@@ -41,6 +41,7 @@ var allowed = map[string][]string{
 	"internal/prefetch": {},
 	"table":             {"sstables", "sstables/version", "memtable", "schema", "mutation", "dht"},                                                                                 // like flush: formats through the registry
 	"compaction":        {"table", "sstables", "sstables/version", "memtable", "compress", "checksummer", "schema", "mutation", "dht", "internal/vint", "internal/bytecomparable"}, // likewise
+	"export":            {"table", "schema", "mutation", "dht", "internal/vint"},                                                                                                   // the merged view and its writers; no version package, no internal/cli
 
 	"internal/bytecomparable":  {},
 	"internal/vint":            {},
