@@ -76,3 +76,41 @@ func TestParseRingTokens(t *testing.T) {
 		t.Errorf("a bad token: %v", err)
 	}
 }
+
+func TestParseRange(t *testing.T) {
+	r, err := ParseRange(Murmur3, " (-10,20] ")
+	if err != nil || !r.Left.Equal(Murmur3Token(-10)) || !r.Right.Equal(Murmur3Token(20)) {
+		t.Fatalf("%v %v", r, err)
+	}
+	if got := r.Format(Murmur3); got != "(-10, 20]" {
+		t.Errorf("format %s", got)
+	}
+	if r, err = ParseRange(Murmur3, "(-9223372036854775808, -9223372036854775808]"); err != nil || !r.Wraps() {
+		t.Errorf("the whole ring: %v %v", r, err)
+	}
+	for _, bad := range []string{"", "(1, 2)", "[1, 2]", "(1 2]", "(1, 2, 3]", "(x, 2]", "(1, y]"} {
+		if _, err := ParseRange(Murmur3, bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestRingShare(t *testing.T) {
+	for _, p := range []Partitioner{Murmur3, Random} {
+		rs, err := SplitRing(p, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			if s, ok := RingShare(p, r); !ok || s < 0.2499 || s > 0.2501 {
+				t.Errorf("%s %s: share %g %v", p.Name(), r.Format(p), s, ok)
+			}
+		}
+		if s, _ := RingShare(p, Range{Left: p.MinToken(), Right: p.MinToken()}); s != 1 {
+			t.Errorf("%s: the whole ring's share %g", p.Name(), s)
+		}
+	}
+	if _, ok := RingShare(ByteOrdered, Range{}); ok {
+		t.Error("ByteOrdered has a share")
+	}
+}
