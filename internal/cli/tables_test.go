@@ -519,9 +519,9 @@ func TestSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, o := range map[string]SplitOptions{
-		"ranges":      {Ranges: 5},
-		"tokens":      {TokensFile: tokensFile, SetOptions: SetOptions{To: "la"}},
-		"ring":        {TokensFile: ringFile, SetOptions: SetOptions{To: "da"}},
+		"ranges": {Ranges: 5},
+		"tokens": {TokensFile: tokensFile, SetOptions: SetOptions{To: "la"}},
+		"ring":   {TokensFile: ringFile, SetOptions: SetOptions{To: "da"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			o.SSTables, o.Out, o.Schema, o.Now = inputs, filepath.Join(dir, name), schemaFile, setLater
