@@ -36,7 +36,9 @@ type Options struct {
 	UUIDIdentifiers bool
 	// MaxSSTableSize cuts the output into SSTables whose Data.db reaches
 	// about this many bytes on disk (checked between partitions, as
-	// Cassandra's MaxSSTableSizeWriter does); 0 means one output.
+	// Cassandra's MaxSSTableSizeWriter does, against the uncompressed
+	// length scaled by the inputs' compression ratio, so that the cuts do
+	// not depend on the compression pipeline's timing); 0 means one output.
 	MaxSSTableSize int64
 	// Now is the compaction time; the zero value means time.Now(). It
 	// decides what has expired and, with the grace period, what may be

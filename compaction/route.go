@@ -59,6 +59,8 @@ type router struct {
 	last   []int   // last[r] is the index in pieces of range r's last piece
 	at     int     // the piece of the previous partition
 	cur    *outputs
+	// cutAt is MaxSSTableSize in uncompressed Data.db bytes (see cut).
+	cutAt int64
 }
 
 // piece is a non-wrapping part of a range: the tokens after left (from the
@@ -75,7 +77,10 @@ func (p piece) contains(t dht.Token) bool {
 
 // newRouter builds the output sequences of a compaction.
 func newRouter(ctx context.Context, format sstables.Format, t *schema.Table, base sstables.WriterOptions, opts Options, res *Result) (*router, error) {
-	rt := &router{ctx: ctx}
+	rt := &router{ctx: ctx, cutAt: opts.MaxSSTableSize}
+	if res.InputBytes > 0 && res.InputLength > 0 {
+		rt.cutAt = int64(float64(opts.MaxSSTableSize) * float64(res.InputLength) / float64(res.InputBytes))
+	}
 	mk := func(dir string) *outputs {
 		wo := base
 		wo.Dir = dir
@@ -216,9 +221,15 @@ func (rt *router) route(p *mutation.Partition) (*outputs, error) {
 		o = rt.outs[rt.pieces[i].rng]
 		rt.cur = o
 	}
+	// MaxSSTableSize is checked between partitions against the
+	// uncompressed Data.db length, MaxSSTableSize scaled by the inputs'
+	// compression ratio: the bytes handed to the file so far depend on how
+	// far the parallel compression has got, and a rerun must cut at the
+	// same partitions (Cassandra, compressing inline, cuts on the bytes
+	// written).
 	if o.cur != nil && o.opts.MaxSSTableSize > 0 {
 		if ds, ok := o.cur.(sstables.DataSizer); ok {
-			if _, onDisk := ds.DataSize(); onDisk >= o.opts.MaxSSTableSize {
+			if uncompressed, _ := ds.DataSize(); uncompressed >= rt.cutAt {
 				if err := o.finish(); err != nil {
 					return nil, err
 				}
