@@ -89,6 +89,11 @@ func newRouter(ctx context.Context, format sstables.Format, t *schema.Table, bas
 	if len(opts.Ranges) == 0 {
 		rt.outs = []*outputs{mk(opts.Out)}
 		rt.cur = rt.outs[0]
+		if opts.Keep != nil && base.ExpectedPartitions <= exactFilterKeys {
+			// A filter's output holds an unknown part of the keys: its
+			// bloom filter is sized for the keys it gets.
+			rt.cur.base.ExpectedPartitions = 0
+		}
 		return rt, nil
 	}
 	for i, r := range opts.Ranges {
@@ -141,15 +146,16 @@ func newRouter(ctx context.Context, format sstables.Format, t *schema.Table, bas
 	return rt, nil
 }
 
-// exactFilterKeys is the largest estimate for which a routed output sizes
-// its bloom filter from the keys it really holds (WriterOptions
-// .ExpectedPartitions 0: 16 bytes per key kept until Finish); beyond it
-// the filter is sized for the output's share of the estimate.
+// exactFilterKeys is the largest estimate for which a routed output (a
+// range's, or a Keep's) sizes its bloom filter from the keys it really
+// holds (WriterOptions.ExpectedPartitions 0: 16 bytes per key kept until
+// Finish); beyond it a range's filter is sized for its share of the
+// estimate, a Keep's for the whole estimate.
 const exactFilterKeys = 1 << 20
 
-// routedExpected is the ExpectedPartitions of an output that holds part
-// of the inputs' keys (a filter's or a range's): 0 (exact) for small
-// estimates, else the share.
+// routedKeys is the ExpectedPartitions of a range's output, which holds
+// part of the inputs' keys: 0 (sized exactly at Finish) for small
+// estimates, else the range's share of the ring with a margin.
 func routedKeys(estimate int64, t *schema.Table, r dht.Range, n int) int64 {
 	if estimate <= exactFilterKeys {
 		return 0
@@ -206,7 +212,7 @@ func (rt *router) route(p *mutation.Partition) (*outputs, error) {
 	if len(rt.pieces) > 0 {
 		i := rt.find(p.Token)
 		if i < 0 {
-			return nil, fmt.Errorf("compaction: partition %s is in none of the token ranges", mutation.FormatKey(o.table, p.Key))
+			return nil, fmt.Errorf("compaction: partition %s is in none of the token ranges", mutation.FormatKey(rt.outs[0].table, p.Key))
 		}
 		if i != rt.at {
 			for r, last := range rt.last {
