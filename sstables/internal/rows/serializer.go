@@ -27,7 +27,7 @@ type DataSink interface {
 // they have grown.
 type Serializer struct {
 	// lastComplexFlag is SerializerOptions.LastComplexDeletionFlag.
-	lastComplexFlag bool
+	lastComplexFlag  bool
 	table            *schema.Table
 	enc              EncodingStats
 	scyllaShadowable bool
