@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/castable-db/castable/compress"
+	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
@@ -36,7 +37,9 @@ type Options struct {
 	UUIDIdentifiers bool
 	// MaxSSTableSize cuts the output into SSTables whose Data.db reaches
 	// about this many bytes on disk (checked between partitions, as
-	// Cassandra's MaxSSTableSizeWriter does); 0 means one output.
+	// Cassandra's MaxSSTableSizeWriter does, against the uncompressed
+	// length scaled by the inputs' compression ratio, so that the cuts do
+	// not depend on the compression pipeline's timing); 0 means one output.
 	MaxSSTableSize int64
 	// Now is the compaction time; the zero value means time.Now(). It
 	// decides what has expired and, with the grace period, what may be
@@ -83,6 +86,19 @@ type Options struct {
 	ReproduceLostComplexDeletions bool
 	// Progress, when set, is called after each partition written.
 	Progress func(partitions int64)
+	// Keep, when set, is asked about every partition (token and key)
+	// before it is merged; one it refuses is left out (castable filter).
+	Keep func(token dht.Token, key []byte) bool
+	// Ranges, when set, route the output by token range: each range's
+	// partitions go to SSTables of their own, in a directory of their own
+	// below Out (RangeDir), each with its own generation sequence starting
+	// at Generation (or the next free one there), each cut at
+	// MaxSSTableSize; partitions outside every range are left out. The
+	// ranges must not overlap (castable split). See route.go.
+	Ranges []dht.Range
+	// RangeDir names the directory of range i (relative to Out unless
+	// absolute); nil means RangeDirName(i, len(Ranges)): range-000, ….
+	RangeDir func(i int) string
 
 	// nextGeneration, set by Service, gives each output its generation
 	// (and tracks it in the service's transaction) instead of Generation.
@@ -102,6 +118,8 @@ type Result struct {
 	InputBytes, InputLength int64
 	// Partitions and Rows count what was written.
 	Partitions, Rows int64
+	// Ranges are the outputs of each of Options.Ranges, in that order.
+	Ranges []RangeResult
 	// EstimatedKeys is the key count the first output's bloom filter was
 	// sized for.
 	EstimatedKeys int64
@@ -204,13 +222,16 @@ func Compact(ctx context.Context, inputs []sstables.Reader, t *schema.Table, opt
 	res.EstimatedKeys = wopts.ExpectedPartitions
 	overlap := newOverlapChecker(opts.Overlapping)
 
-	sc, err := set.Scan()
+	w, err := newRouter(ctx, format, set.Table(), wopts, opts, res)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := set.ScanWith(table.ScanOptions{Keep: w.keep(opts.Keep)})
 	if err != nil {
 		return nil, err
 	}
 	defer sc.Close()
-	w := &outputs{ctx: ctx, format: format, table: set.Table(), base: wopts, opts: opts, res: res}
-	defer w.abortUnfinished()
+	defer w.abort(false)
 	if err := w.run(sc, purger, overlap); err != nil {
 		return nil, err
 	}
@@ -419,6 +440,10 @@ type outputs struct {
 	cur    sstables.Writer
 	done   []*sstables.WriteResult
 	gen    int
+	// dir is the directory written to; partitions and rows count what
+	// went into this sequence.
+	dir              string
+	partitions, rows int64
 }
 
 func (o *outputs) next() error {
@@ -441,10 +466,10 @@ func (o *outputs) next() error {
 			if fsys == nil {
 				fsys = sstables.OSFS
 			}
-			if err := fsys.MkdirAll(o.opts.Out); err != nil {
+			if err := fsys.MkdirAll(o.dir); err != nil {
 				return err
 			}
-			g, err := sstables.NextGeneration(fsys, o.opts.Out)
+			g, err := sstables.NextGeneration(fsys, o.dir)
 			if err != nil {
 				return err
 			}
@@ -478,19 +503,6 @@ func (o *outputs) finish() error {
 	return nil
 }
 
-// abortUnfinished removes the output being written and, when the
-// compaction failed, the finished ones too.
-func (o *outputs) abortUnfinished() {
-	if o.cur != nil {
-		o.cur.Abort()
-		o.cur = nil
-		for _, r := range o.done {
-			removeSSTable(o.opts.FS, r)
-		}
-		o.res.Outputs = nil
-	}
-}
-
 func removeSSTable(fsys sstables.FS, r *sstables.WriteResult) {
 	if fsys == nil {
 		fsys = sstables.OSFS
@@ -504,22 +516,17 @@ func removeSSTable(fsys sstables.FS, r *sstables.WriteResult) {
 	}
 }
 
-func (o *outputs) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (err error) {
+func (rt *router) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (err error) {
 	defer func() {
-		if err != nil && o.cur != nil {
-			o.cur.Abort()
-			o.cur = nil
-			for _, r := range o.done {
-				removeSSTable(o.opts.FS, r)
-			}
-			o.res.Outputs = nil
+		if err != nil {
+			rt.abort(true)
 		}
 	}()
 	var static mutation.Row
 	var row mutation.Row
 	var marker mutation.RangeTombstoneMarker
 	for {
-		if err := o.ctx.Err(); err != nil {
+		if err := rt.ctx.Err(); err != nil {
 			return err
 		}
 		head, err := sc.NextPartition()
@@ -547,19 +554,9 @@ func (o *outputs) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (er
 		if part.Deletion.IsLive() && part.Static.IsEmpty() && first == nil && firstMarker == nil {
 			continue
 		}
-		if o.cur != nil && o.opts.MaxSSTableSize > 0 {
-			if ds, ok := o.cur.(sstables.DataSizer); ok {
-				if _, onDisk := ds.DataSize(); onDisk >= o.opts.MaxSSTableSize {
-					if err := o.finish(); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		if o.cur == nil {
-			if err := o.next(); err != nil {
-				return err
-			}
+		o, err := rt.route(&part)
+		if err != nil {
+			return err
 		}
 		if err := o.cur.StartPartition(&part); err != nil {
 			return err
@@ -570,6 +567,7 @@ func (o *outputs) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (er
 					return err
 				}
 				o.res.Rows++
+				o.rows++
 			} else if err := o.cur.AppendMarker(firstMarker); err != nil {
 				return err
 			}
@@ -581,11 +579,12 @@ func (o *outputs) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (er
 			return err
 		}
 		o.res.Partitions++
+		o.partitions++
 		if o.opts.Progress != nil {
 			o.opts.Progress(o.res.Partitions)
 		}
 	}
-	return o.finish()
+	return rt.finish()
 }
 
 // nextPurged returns the next merged unfiltered that survives the purge

@@ -82,9 +82,10 @@ type KeyEstimator interface {
 }
 
 // DataSizer is implemented by writers that tell how much of Data.db they
-// have written: uncompressed bytes, and bytes on disk (the chunks still
-// being compressed not counted). A compaction cutting its output at a size
-// asks it between partitions.
+// have written: uncompressed bytes serialized (exact and reproducible
+// between partitions), and bytes on disk (the chunks still being
+// compressed not counted, so it depends on timing). A compaction cutting
+// its output at a size asks it between partitions.
 type DataSizer interface {
 	DataSize() (uncompressed, onDisk int64)
 }

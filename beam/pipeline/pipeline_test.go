@@ -321,9 +321,9 @@ func TestPipelineRing(t *testing.T) {
 	const rows = 12_000
 	schemaFile, whole, _ := writeShards(t, dir, rows)
 	ring := []Node{
-		{"10.0.0.1", []string{"-1"}},
-		{"10.0.0.2", []string{"56713727820156410577229101238628035242"}},
-		{"10.0.0.3", []string{"113427455640312821154458202477256070484"}},
+		{Name: "10.0.0.1", Tokens: []string{"-1"}},
+		{Name: "10.0.0.2", Tokens: []string{"56713727820156410577229101238628035242"}},
+		{Name: "10.0.0.3", Tokens: []string{"113427455640312821154458202477256070484"}},
 	}
 	// The newest version castable writes (the registry grows as formats
 	// land).
@@ -440,7 +440,7 @@ func TestBuildRejectsOptions(t *testing.T) {
 		"codec":       func(o *Options) { o.Compression = "brotli" },
 		"rf, no ring": func(o *Options) { o.ReplicationFactor = 2 },
 		"columns":     func(o *Options) { o.CSVOptions.Columns = []string{"pk", "nope"} },
-		"rf > nodes":  func(o *Options) { o.Ring = []Node{{"a", []string{"1"}}}; o.ReplicationFactor = 2 },
+		"rf > nodes":  func(o *Options) { o.Ring = []Node{{Name: "a", Tokens: []string{"1"}}}; o.ReplicationFactor = 2 },
 		"partitioner": func(o *Options) { o.Partitioner = "Local" },
 		"bop ranges":  func(o *Options) { o.Partitioner = "ByteOrdered"; o.Ranges = 300 },
 	} {

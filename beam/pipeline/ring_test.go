@@ -25,9 +25,9 @@ Address    Rack        Status State   Load            Owns                Token
 
 func TestParseRing(t *testing.T) {
 	want := []Node{
-		{"127.0.0.1", []string{"-9223372036854775808"}},
-		{"127.0.0.2", []string{"-3074457345618258603"}},
-		{"127.0.0.3", []string{"3074457345618258602"}},
+		{Name: "127.0.0.1", Tokens: []string{"-9223372036854775808"}},
+		{Name: "127.0.0.2", Tokens: []string{"-3074457345618258603"}},
+		{Name: "127.0.0.3", Tokens: []string{"3074457345618258602"}},
 	}
 	for name, in := range map[string]string{
 		"nodetool": nodetoolRing,
@@ -85,7 +85,7 @@ func TestPlanReplicas(t *testing.T) {
 		}
 	}
 	// vnodes: replicas skip a node's own later tokens.
-	vring := []Node{{"a", []string{"0", "10"}}, {"b", []string{"20"}}, {"c", []string{"30"}}}
+	vring := []Node{{Name: "a", Tokens: []string{"0", "10"}}, {Name: "b", Tokens: []string{"20"}}, {Name: "c", Tokens: []string{"30"}}}
 	p, err = newPlan(planSpec{Partitioner: dht.Murmur3Name, Ring: vring, RF: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -107,8 +107,8 @@ func TestPlanReplicas(t *testing.T) {
 	for _, bad := range []planSpec{
 		{Partitioner: dht.Murmur3Name, Ring: ring, RF: 4},
 		{Partitioner: dht.Murmur3Name, RF: 2},
-		{Partitioner: dht.Murmur3Name, Ring: []Node{{"a", []string{"x"}}}},
-		{Partitioner: dht.Murmur3Name, Ring: []Node{{"a", []string{"1"}}, {"b", []string{"1"}}}},
+		{Partitioner: dht.Murmur3Name, Ring: []Node{{Name: "a", Tokens: []string{"x"}}}},
+		{Partitioner: dht.Murmur3Name, Ring: []Node{{Name: "a", Tokens: []string{"1"}}, {Name: "b", Tokens: []string{"1"}}}},
 		{Partitioner: "nope"},
 	} {
 		if _, err := newPlan(bad); err == nil {

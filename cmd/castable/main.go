@@ -95,6 +95,9 @@ func run(ctx context.Context, args []string, env *cli.Env) int {
 			convertCommand(ctx, env),
 			scrubCommand(ctx, env),
 			exportCommand(ctx, env),
+			compactCommand(ctx, env),
+			filterCommand(ctx, env),
+			splitCommand(ctx, env),
 			versionCommand(env),
 			versionsCommand(env),
 			genCSVCommand(env),
@@ -295,14 +298,20 @@ Example:
 func dumpCommand(env *cli.Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "dump",
-		Usage:     "print an SSTable as sstabledump JSON",
-		ArgsUsage: "SSTABLE",
+		Usage:     "print an SSTable as sstabledump JSON; several merged, as the database reads them",
+		ArgsUsage: "SSTABLE...",
 		Description: `Prints the partitions of an SSTable as Cassandra's sstabledump does (times
 as ISO-8601), with -t as raw integers in strings, or with --canonical in the
 canonical form that 'castable write' reads back losslessly. From Cassandra
 3.0's versions on the schema is optional (the serialization header carries
 the types; column names come from it too); ` + legacyCellVersions + ` without --schema show
 values as hex blobs.
+
+Several SSTables of one table (or a directory holding them) are dumped
+merged, as the database reads them, and purged at --now of every deletion
+and expired cell: only live data, what SELECT returns. --no-purge prints the
+merged stream itself, tombstones and expired cells included. -k looks keys
+up through every SSTable (newest first, behind their bloom filters).
 
 Example:
   castable dump -k 42 -k 43 ` + example("data/ks/t", defaultVersion, 1, "", sstables.ComponentData) + `
@@ -314,15 +323,24 @@ Example:
 			&ucli.BoolFlag{Name: "e", Usage: "print the partition keys only"},
 			&ucli.StringSliceFlag{Name: "k", Usage: "only partition `KEY` (string form, composite components joined by ':'); repeatable; looked up through the index"},
 			&ucli.StringSliceFlag{Name: "x", Usage: "leave out partition `KEY`; repeatable"},
+			&ucli.BoolFlag{Name: "no-purge", Usage: "several SSTables: the merged stream with its tombstones and expired cells"},
+			&ucli.StringFlag{Name: "now", Usage: "several SSTables: the time of the merged view, `SECONDS` since the epoch or an RFC 3339 time (default: the clock)"},
 			opaqueFlag(),
 		),
 		Action: func(c *ucli.Context) error {
-			path, err := oneArg(c, "SSTable")
-			if err != nil {
-				return err
+			if c.NArg() == 0 {
+				return cli.Usagef("missing SSTable")
+			}
+			var now time.Time
+			if s := c.String("now"); s != "" {
+				var err error
+				if now, err = parseNow(s); err != nil {
+					return cli.Usagef("--now: %v", err)
+				}
 			}
 			return cli.Dump(env, cli.DumpOptions{
-				SSTable: path, Schema: c.String("schema"), Table: c.String("table"),
+				SSTable: c.Args().First(), SSTables: c.Args().Tail(), NoPurge: c.Bool("no-purge"), Now: now,
+				Schema: c.String("schema"), Table: c.String("table"),
 				RawTimestamps: c.Bool("t"), Canonical: c.Bool("canonical"), Lines: c.Bool("l"),
 				KeysOnly: c.Bool("e"), Keys: c.StringSlice("k"), Exclude: c.StringSlice("x"),
 				OpaqueUnknownTypes: c.Bool("opaque-unknown-types"),

@@ -1,5 +1,6 @@
 // Package cli holds the bodies of the castable commands: write, dump,
-// verify, metadata, layout, convert and scrub. Each command is a function taking
+// verify, metadata, layout, convert, scrub, and compact, filter and split
+// over a set of SSTables. Each command is a function taking
 // its options as a struct and an Env holding the standard streams, so tests
 // call the commands directly with buffers; cmd/castable only wires flags.
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/castable-db/castable/jsondump"
 	"github.com/castable-db/castable/mutation"
@@ -44,14 +45,50 @@ type DumpOptions struct {
 	// custom type) as opaque length-prefixed bytes, printed as hex, instead
 	// of failing (sstables.ReaderOptions.OpaqueUnknownTypes).
 	OpaqueUnknownTypes bool
+	// SSTables are more SSTables of the same table, dumped merged with
+	// SSTable (see DumpMerged); a directory argument holding several
+	// SSTables of one table is merged too.
+	SSTables []string
+	// NoPurge shows the merged stream as it is, tombstones and expired
+	// cells included; by default a merged dump shows live data only.
+	// (One SSTable is always dumped as it is.)
+	NoPurge bool
+	// Now is the time of a merged dump (what has expired); the zero value
+	// means the clock.
+	Now time.Time
 }
 
-// Dump writes the content of an SSTable as sstabledump JSON to stdout.
+// Dump writes the content of an SSTable as sstabledump JSON to stdout;
+// several SSTables of one table are dumped merged (dumpMerged).
 func Dump(env *Env, opts DumpOptions) error {
 	if opts.Canonical && opts.RawTimestamps {
 		return Usagef("--canonical and -t exclude each other (canonical times are already raw integers)")
 	}
-	desc, err := resolveSSTable(opts.SSTable)
+	args := opts.SSTables
+	if opts.SSTable != "" {
+		args = append([]string{opts.SSTable}, args...)
+	}
+	switch len(args) {
+	case 0:
+		return Usagef("no SSTable given")
+	case 1:
+		// One SSTable is dumped as it is; a directory of one table's
+		// SSTables merged.
+		if descs, err := resolveSSTables(args); err == nil && len(descs) > 1 && len(legacyTables(descs)) <= 1 {
+			return dumpMerged(env, opts, descs)
+		}
+		return dumpOne(env, opts, args[0])
+	}
+	descs, err := resolveSSTables(args)
+	if err != nil {
+		return err
+	}
+	return dumpMerged(env, opts, descs)
+}
+
+// dumpOne dumps one SSTable as it is.
+func dumpOne(env *Env, opts DumpOptions, arg string) error {
+	desc, err := resolveSSTable(arg)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -188,30 +187,6 @@ func Export(ctx context.Context, env *Env, opts ExportOptions) (*export.Summary,
 		what, tab.Keyspace, tab.Name, len(descs), humanBytes(total), sum.Files, format, humanBytes(sum.Bytes),
 		roundDuration(d), groupDigits(perSecond(sum.Rows, d)))
 	return sum, nil
-}
-
-// readKeysFile reads one partition key a line (in its string form; blank
-// lines and lines starting with # are skipped).
-func readKeysFile(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var keys []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		keys = append(keys, line)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return keys, nil
 }
 
 // exportFiles makes the output files of an export under temporary names

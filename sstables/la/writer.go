@@ -239,7 +239,7 @@ func hasDuration(t *schema.Type) bool {
 
 // DataSize implements sstables.DataSizer.
 func (w *Writer) DataSize() (uncompressed, onDisk int64) {
-	return w.data.Position(), w.data.FileOffset()
+	return w.sink.Position() + int64(len(w.pw.out)), w.data.FileOffset()
 }
 
 func (w *Writer) fail(err error) error {

@@ -195,6 +195,10 @@ func (s *Serializer) Key() []byte { return s.key }
 // Deletion returns the current partition's deletion.
 func (s *Serializer) Deletion() mutation.DeletionTime { return s.deletion }
 
+// Position returns the Data.db position of the next byte serialized (the
+// bytes still buffered, not yet submitted to the sink, included).
+func (s *Serializer) Position() int64 { return s.pos() }
+
 // PartitionStart returns the current partition's Data.db position.
 func (s *Serializer) PartitionStart() int64 { return s.partStart }
 

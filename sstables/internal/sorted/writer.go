@@ -274,9 +274,11 @@ func writerColumns(table *schema.Table, opts *sstables.WriterOptions) (static, r
 	return static, regular, nil
 }
 
-// DataSize implements sstables.DataSizer.
+// DataSize implements sstables.DataSizer: uncompressed is the bytes
+// serialized so far (a partition boundary's exact position, whatever the
+// partition sink and the compression pipeline have reached).
 func (w *Writer) DataSize() (uncompressed, onDisk int64) {
-	return w.data.Position(), w.data.FileOffset()
+	return w.ser.Position(), w.data.FileOffset()
 }
 
 func (w *Writer) fail(err error) error {
