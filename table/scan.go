@@ -60,6 +60,8 @@ type Scanner struct {
 	merged   mutation.DeletionTime // the deletion open in the merged stream
 	started  bool
 	filter   func(dht.Token, []byte) bool
+	until    func(dht.Token, []byte) bool
+	stopped  bool
 }
 
 // ScanOptions restrict a scan.
@@ -67,6 +69,10 @@ type ScanOptions struct {
 	// Keep, when set, is asked about every partition (token and key)
 	// before its rows are merged; a partition it refuses is skipped.
 	Keep func(token dht.Token, key []byte) bool
+	// Until, when set, is asked about every partition (token and key)
+	// before Keep; the first one it accepts ends the scan (io.EOF), which
+	// then reads no further: a scan up to a token stops there.
+	Until func(token dht.Token, key []byte) bool
 }
 
 // Scan returns a scanner positioned before the first partition.
@@ -74,7 +80,7 @@ func (s *Set) Scan() (*Scanner, error) { return s.ScanWith(ScanOptions{}) }
 
 // ScanWith is Scan with options.
 func (s *Set) ScanWith(o ScanOptions) (*Scanner, error) {
-	sc := &Scanner{set: s, t: s.table, filter: o.Keep,
+	sc := &Scanner{set: s, t: s.table, filter: o.Keep, until: o.Until,
 		merger: mutation.NewRowMerger(s.table, s.rules, s.now),
 		static: mutation.NewRowMerger(s.table, s.rules, s.now)}
 	for i, r := range s.readers {
@@ -122,6 +128,9 @@ func (sc *Scanner) NextPartition() (*mutation.Partition, error) {
 	if sc.err != nil {
 		return nil, sc.err
 	}
+	if sc.stopped {
+		return nil, io.EOF
+	}
 	for {
 		for _, in := range sc.cur {
 			if err := sc.advance(in); err != nil {
@@ -140,6 +149,10 @@ func (sc *Scanner) NextPartition() (*mutation.Partition, error) {
 				break
 			}
 			sc.cur = append(sc.cur, heap.Pop(&sc.heap).(*input))
+		}
+		if sc.until != nil && sc.until(first.part.Token, first.part.Key) {
+			sc.stopped = true
+			return nil, io.EOF
 		}
 		if sc.filter != nil && !sc.filter(first.part.Token, first.part.Key) {
 			continue
