@@ -41,6 +41,7 @@ var allowed = map[string][]string{
 	"internal/prefetch": {},
 	"table":             {"sstables", "sstables/version", "memtable", "schema", "mutation", "dht"},                                     // like flush: formats through the registry
 	"compaction":        {"table", "sstables", "sstables/version", "memtable", "compress", "checksummer", "schema", "mutation", "dht"}, // likewise
+	"query":             {"cql", "export", "table", "schema", "mutation", "dht"},                                                       // SELECT over a table.Set
 
 	"internal/bytecomparable":  {},
 	"internal/vint":            {},
