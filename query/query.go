@@ -52,6 +52,11 @@ type Options struct {
 	// Partitioner orders token() bounds; nil means the table's
 	// (schema.Options.Partitioner, Murmur3 by default).
 	Partitioner dht.Partitioner
+	// Release is the Cassandra release whose refusals the query follows:
+	// "3.11" refuses what 3.11 refuses and 4.0+ answers (!= and IN on
+	// non-key columns, a clustering IN with a non-frozen collection
+	// selected, IN on a partition key that is filtered); "" means 5.0.
+	Release string
 }
 
 // Column is a result column: its name as the drivers and cqlsh name it
@@ -86,6 +91,11 @@ type Query struct {
 
 	count    bool
 	distinct bool
+	release3 bool
+	// selectsComplex: a non-frozen collection or UDT is selected;
+	// onlyStatic: only partition key and static columns are, and one
+	// static at least (Cassandra's selectOnlyStaticColumns).
+	selectsComplex, onlyStatic bool
 
 	// Partitions: keys (point lookups, in Cassandra's order) when
 	// pointQuery, else a range scan between the token bounds.
@@ -152,7 +162,7 @@ func Prepare(sel *cql.Select, t *schema.Table, opts Options) (*Query, error) {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	q := &Query{t: t, part: part, star: map[*schema.Column]int{}, distinct: sel.Distinct}
+	q := &Query{t: t, part: part, star: map[*schema.Column]int{}, distinct: sel.Distinct, release3: opts.Release == "3.11"}
 	for i, c := range export.SelectStarColumns(t) {
 		q.star[c] = i
 	}
@@ -208,9 +218,26 @@ func (q *Query) selection(sel *cql.Select) error {
 		for i, c := range export.SelectStarColumns(q.t) {
 			q.outs = append(q.outs, output{kind: outValue, idx: i})
 			q.cols = append(q.cols, Column{Name: c.Name, Type: valueType(c)})
+			q.selectsComplex = q.selectsComplex || c.Type.IsComplex()
 		}
 		return nil
 	}
+	statics, others := 0, 0
+	for _, s := range sel.Selectors {
+		if s.Kind != cql.SelectCount {
+			if c := q.t.Column(s.Column.Name); c != nil {
+				switch c.Kind {
+				case schema.Static:
+					statics++
+				case schema.PartitionKey:
+				default:
+					others++
+				}
+				q.selectsComplex = q.selectsComplex || c.Type.IsComplex()
+			}
+		}
+	}
+	q.onlyStatic = statics > 0 && others == 0
 	for _, s := range sel.Selectors {
 		switch s.Kind {
 		case cql.SelectCount:
@@ -237,7 +264,14 @@ func (q *Query) selection(sel *cql.Select) error {
 				return invalid("Cannot use selection function %s on PRIMARY KEY part %s", fn, c.Name)
 			}
 			if c.Type.IsComplex() {
-				return invalid("Cannot use selection function %s on collections", fn)
+				what := "collection"
+				if c.Type.Unreversed().Kind == schema.KindUDT {
+					what = "UDT"
+				}
+				if q.release3 {
+					return invalid("Cannot use selection function %s on non-frozen %s %s", fn, what, c.Name)
+				}
+				return invalid("%s() of a non-frozen %s (%s) is not supported by castable query (Cassandra 5.0 returns one value per element)", s.Kind, what, c.Name)
 			}
 			q.outs = append(q.outs, output{kind: kind, idx: idx})
 			q.cols = append(q.cols, Column{Name: alias(s, s.Kind+"("+c.Name+")"), Type: typ})

@@ -209,14 +209,14 @@ func TestRefused(t *testing.T) {
 		{"SELECT * FROM ks.t WHERE c = 1", requiresAllowFiltering},
 		{"SELECT * FROM ks.t WHERE a = 1 AND b = 'x' AND d = 'a'", `PRIMARY KEY column "d" cannot be restricted as preceding column "c" is not restricted`},
 		{"SELECT * FROM ks.t WHERE a = 1 AND b = 'x' AND c > 1 AND d = 'a'", `Clustering column "d" cannot be restricted (preceding column "c" is restricted by a non-EQ relation)`},
-		{"SELECT * FROM ks.t WHERE a IN (1, 2) AND c = 1 ALLOW FILTERING", "IN restrictions are not supported when the query involves filtering"},
 		{"SELECT * FROM ks.t WHERE a = 1 AND a = 2 AND b = 'x'", "a cannot be restricted by more than one relation if it includes an Equal"},
 		{"SELECT * FROM ks.t WHERE a = 1 AND b = 'x' AND c > 1 AND c > 2", "More than one restriction was found for the start bound on c"},
 		{"SELECT * FROM ks.t WHERE token(b, a) > 0", "The token function arguments must be in the partition key order: a, b"},
 		{"SELECT * FROM ks.t WHERE token(a) > 0", "The token() function must be applied to all partition key components or none of them"},
 		{"SELECT nope FROM ks.t", "Undefined column name nope"},
 		{"SELECT writetime(a) FROM ks.t", "Cannot use selection function writeTime on PRIMARY KEY part a"},
-		{"SELECT ttl(l) FROM ks.t", "Cannot use selection function ttl on collections"},
+		{"SELECT ttl(l) FROM ks.t", "ttl() of a non-frozen collection (l) is not supported"},
+		{"SELECT a, b, s FROM ks.t WHERE a = 1 AND b = 'x' AND c = 1", "Cannot restrict clustering columns when selecting only static columns"},
 		{"SELECT DISTINCT a, b, v FROM ks.t", "SELECT DISTINCT queries must only request partition key columns and/or static columns (not v)"},
 		{"SELECT DISTINCT a FROM ks.t", "SELECT DISTINCT queries must request all the partition key columns (missing b)"},
 		{"SELECT DISTINCT a, b FROM ks.t WHERE a = 1 AND b = 'x' AND c = 1", "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns."},
@@ -305,6 +305,26 @@ func TestCQLSHForms(t *testing.T) {
 	} {
 		if got := string(AppendCQLSH(nil, tc.typ, tc.v)); got != tc.want {
 			t.Errorf("%s %x: %q, want %q", tc.typ, tc.v, got, tc.want)
+		}
+	}
+}
+
+// TestRefused311: what Cassandra 3.11 refuses and 5.0 answers.
+func TestRefused311(t *testing.T) {
+	_, tables := testSets(t)
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT * FROM ks.t WHERE v != 1 ALLOW FILTERING", `Unsupported "!=" relation: v != 1`},
+		{"SELECT * FROM ks.t WHERE v IN (1, 2) ALLOW FILTERING", "IN predicates on non-primary-key columns (v) is not yet supported"},
+		{"SELECT * FROM ks.t WHERE a = 1 AND b = 'x' AND c IN (1, 2)", "Cannot restrict clustering columns by IN relations when a collection is selected by the query"},
+		{"SELECT * FROM ks.t WHERE a IN (1, 2) AND c = 1 ALLOW FILTERING", "IN restrictions are not supported when the query involves filtering"},
+		{"SELECT writetime(l) FROM ks.t", "Cannot use selection function writeTime on non-frozen collection l"},
+	} {
+		_, err := Parse(tc.q, tables["t"], Options{Release: "3.11"})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.q, err, tc.want)
+		}
+		if _, err := Parse(tc.q, tables["t"], Options{}); err == nil == strings.HasPrefix(tc.q, "SELECT writetime") {
+			t.Errorf("%s: 5.0: %v", tc.q, err)
 		}
 	}
 }

@@ -179,6 +179,9 @@ func (q *Query) where(sel *cql.Select, b *cql.Builder) error {
 		}
 	}
 	q.hasCKRestrictions = len(q.clustering) > 0
+	if q.hasCKRestrictions && q.onlyStatic {
+		return invalid("Cannot restrict clustering columns when selecting only static columns")
+	}
 
 	// The partitions.
 	allEq := true
@@ -219,7 +222,7 @@ func (q *Query) where(sel *cql.Select, b *cql.Builder) error {
 		if !sel.AllowFiltering {
 			return invalid(requiresAllowFiltering)
 		}
-		if anyIN {
+		if anyIN && q.release3 {
 			return invalid("IN restrictions are not supported when the query involves filtering")
 		}
 	}
@@ -259,6 +262,13 @@ func (q *Query) where(sel *cql.Select, b *cql.Builder) error {
 					}
 				}
 				break
+			}
+		}
+	}
+	if q.release3 && q.selectsComplex {
+		for _, c := range q.clustering {
+			if c.op == "IN" {
+				return invalid("Cannot restrict clustering columns by IN relations when a collection is selected by the query")
 			}
 		}
 	}
@@ -386,6 +396,12 @@ func (q *Query) filterRelation(b *cql.Builder, r cql.Relation, c *schema.Column)
 		f.values = [][]byte{v}
 		return f, nil
 	case "=", "<", "<=", ">", ">=", cql.OpNotEqual, "IN":
+		if q.release3 && r.Op == cql.OpNotEqual {
+			return nil, invalid("Unsupported \"!=\" relation: %s != %s", c.Name, describe(r.Value))
+		}
+		if q.release3 && r.Op == "IN" {
+			return nil, invalid("IN predicates on non-primary-key columns (%s) is not yet supported", c.Name)
+		}
 		if multiCell {
 			return nil, invalid("Collection column '%s' (%s) cannot be restricted by a '%s' relation", c.Name, typ, r.Op)
 		}
