@@ -79,6 +79,7 @@ type View struct {
 	nKey  int
 
 	part       *mutation.Partition
+	header     *mutation.Partition // the last row's partition, for Header
 	keyValues  [][]byte
 	static     staticState
 	rowsLive   int
@@ -163,7 +164,7 @@ func (v *View) Next() (*Row, error) {
 }
 
 func (v *View) startPartition(p *mutation.Partition) error {
-	v.part, v.rowsLive = p, 0
+	v.part, v.header, v.rowsLive = p, p, 0
 	if len(v.t.PartitionKey) == 1 {
 		v.keyValues = append(v.keyValues[:0], p.Key)
 	} else {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/castable-db/castable/dht"
 	"github.com/castable-db/castable/export"
+	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/table"
 )
@@ -262,9 +263,12 @@ func (r *Rows) nextRow() (*export.Row, error) {
 			r.stats.Partitions++
 			r.partRows = 0
 			r.partSkip = false
-			for _, f := range q.staticFilters {
-				if !f.matches(vr.Values[f.idx]) {
-					r.partSkip = true
+			if len(q.staticFilters) > 0 {
+				st := &r.view.Header().Static
+				for _, f := range q.staticFilters {
+					if !f.matches(rawValue(st, f.col)) {
+						r.partSkip = true
+					}
 				}
 			}
 		}
@@ -303,4 +307,48 @@ func (r *Rows) nextRow() (*export.Row, error) {
 		r.partRows++
 		return vr, nil
 	}
+}
+
+// rawValue is what Cassandra's row filter sees of a column in a row it
+// does not purge first (the static row): the value of its cell whether
+// live, expired or a tombstone (whose value is empty), and for a
+// non-frozen collection every cell's, deleted elements included; nil when
+// the row has no cell of the column.
+func rawValue(r *mutation.Row, col *schema.Column) []byte {
+	var cells []*mutation.Cell
+	for i := range r.Cells {
+		if c := &r.Cells[i]; c.Column != nil && c.Column.Name == col.Name {
+			cells = append(cells, c)
+		}
+	}
+	if len(cells) == 0 {
+		return nil
+	}
+	typ := col.Type.Unreversed()
+	if !typ.IsComplex() {
+		if cells[0].Value == nil {
+			return []byte{}
+		}
+		return cells[0].Value
+	}
+	dst := schema.AppendCollectionSize(nil, len(cells))
+	for _, c := range cells {
+		switch typ.Kind {
+		case schema.KindSet:
+			dst = schema.AppendCollectionValue(dst, c.Path)
+		case schema.KindMap:
+			dst = schema.AppendCollectionValue(dst, c.Path)
+			dst = schema.AppendCollectionValue(dst, nonNil(c.Value))
+		default:
+			dst = schema.AppendCollectionValue(dst, nonNil(c.Value))
+		}
+	}
+	return dst
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
 }

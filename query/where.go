@@ -179,9 +179,6 @@ func (q *Query) where(sel *cql.Select, b *cql.Builder) error {
 		}
 	}
 	q.hasCKRestrictions = len(q.clustering) > 0
-	if q.hasCKRestrictions && q.onlyStatic {
-		return invalid("Cannot restrict clustering columns when selecting only static columns")
-	}
 
 	// The partitions.
 	allEq := true
@@ -227,6 +224,9 @@ func (q *Query) where(sel *cql.Select, b *cql.Builder) error {
 		}
 	}
 
+	if q.hasCKRestrictions && q.onlyStatic {
+		return invalid("Cannot restrict clustering columns when selecting only static columns")
+	}
 	// The clustering restrictions, checked as Cassandra's
 	// ClusteringColumnRestrictions.mergeWith and
 	// processClusteringColumnsRestrictions check them.
