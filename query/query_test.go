@@ -38,7 +38,7 @@ INSERT INTO ks.p (k, v) VALUES (3, 3) USING TIMESTAMP 1;
 INSERT INTO ks.p (k, v) VALUES (4, 4) USING TIMESTAMP 1;
 `
 
-func testSets(t *testing.T) (map[string]*table.Set, map[string]*schema.Table) {
+func testSets(t testing.TB) (map[string]*table.Set, map[string]*schema.Table) {
 	t.Helper()
 	s, err := cql.ParseSchema(testSchema)
 	if err != nil {
@@ -331,4 +331,54 @@ func TestRefused311(t *testing.T) {
 			t.Errorf("%s: 5.0: %v", tc.q, err)
 		}
 	}
+}
+
+// FuzzQuery: no statement panics the planner or the executor.
+func FuzzQuery(f *testing.F) {
+	for _, s := range []string{
+		"SELECT * FROM ks.t WHERE a = 1 AND b = 'x' AND (c, d) >= (1, 'b') LIMIT 2",
+		"SELECT a, b, s, writetime(v), ttl(w), count(*) FROM ks.t WHERE token(a, b) > 0 AND v IN (1, 2) ALLOW FILTERING",
+		"SELECT DISTINCT a, b FROM ks.t WHERE a IN (1, 2) AND b IN ('x')",
+		"SELECT k FROM ks.p WHERE k > 2 AND token(k) <= token(3) PER PARTITION LIMIT 1 ALLOW FILTERING",
+		"SELECT * FROM ks.t WHERE m CONTAINS KEY 'z' AND l CONTAINS 2 AND f CONTAINS 7 ALLOW FILTERING",
+	} {
+		f.Add(s)
+	}
+	sets, tables := testSets(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		sel, err := cql.ParseSelect(src)
+		if err != nil {
+			return
+		}
+		name := sel.Table.Name
+		if tables[name] == nil {
+			name = "t"
+		}
+		q, err := Prepare(sel, tables[name], Options{Now: testNow})
+		if err != nil {
+			var ire *InvalidRequestError
+			var se *cql.SyntaxError
+			if !errors.As(err, &ire) && !errors.As(err, &se) {
+				t.Fatalf("%q: error of type %T: %v", src, err, err)
+			}
+			return
+		}
+		rows, err := q.Run(sets[name])
+		if err != nil {
+			return
+		}
+		defer rows.Close()
+		w := NewTableWriter(io.Discard, q.Columns())
+		for i := 0; i < 1000; i++ {
+			r, err := rows.Next()
+			if err != nil {
+				break
+			}
+			if len(r) != len(q.Columns()) {
+				t.Fatalf("%q: %d values for %d columns", src, len(r), len(q.Columns()))
+			}
+			w.Row(r)
+		}
+		w.Close()
+	})
 }
