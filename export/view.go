@@ -42,6 +42,12 @@ type ViewOptions struct {
 	// Now is the moment the view shows: cells expired by then are gone,
 	// TTLs count down from it. The zero value means time.Now().
 	Now time.Time
+	// From, when set, starts every partition's rows at this clustering
+	// prefix (table.Scanner.SeekClustering: through the row indexes): rows
+	// before it are not read, or, where an input cannot seek, still
+	// returned. A partition with no live row from there on shows as its
+	// static row (StaticOnly) when that is live.
+	From mutation.Clustering
 }
 
 // Row is one CQL row of the view, valid until the next call to the View.
@@ -73,6 +79,7 @@ type View struct {
 	t    *schema.Table
 	cols []*schema.Column
 	now  int64
+	from mutation.Clustering
 
 	// index maps a column to its Values position.
 	index map[*schema.Column]int
@@ -103,7 +110,7 @@ func NewView(sc *table.Scanner, t *schema.Table, opts ViewOptions) *View {
 		now = time.Now()
 	}
 	cols := SelectStarColumns(t)
-	v := &View{sc: sc, t: t, cols: cols, now: now.Unix(), index: map[*schema.Column]int{}, nKey: len(t.PartitionKey) + len(t.Clustering)}
+	v := &View{sc: sc, t: t, cols: cols, now: now.Unix(), from: opts.From, index: map[*schema.Column]int{}, nKey: len(t.PartitionKey) + len(t.Clustering)}
 	for i, c := range cols {
 		v.index[c] = i
 	}
@@ -132,6 +139,11 @@ func (v *View) Next() (*Row, error) {
 			}
 			if err := v.startPartition(p); err != nil {
 				return nil, err
+			}
+			if v.from != nil {
+				if err := v.sc.SeekClustering(v.from); err != nil {
+					return nil, err
+				}
 			}
 		}
 		r, m, err := v.sc.Next()

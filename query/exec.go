@@ -33,6 +33,7 @@ type Rows struct {
 
 	sc   *table.Scanner
 	view *export.View
+	from mutation.Clustering // where each partition's rows start
 	next int // the next key of a point query
 
 	out     [][]byte
@@ -56,6 +57,9 @@ func (q *Query) Run(set *table.Set) (*Rows, error) {
 	}
 	q.tokenRange()
 	r := &Rows{q: q, set: set, now: time.Unix(set.NowInSec(), 0), out: make([][]byte, len(q.outs))}
+	if !q.distinct {
+		r.from = q.seekStart()
+	}
 	if q.emptyRange {
 		r.done = true
 		return r, nil
@@ -77,7 +81,7 @@ func (q *Query) Run(set *table.Set) (*Rows, error) {
 			return nil, err
 		}
 		r.sc = sc
-		r.view = export.NewView(sc, set.Table(), export.ViewOptions{Now: r.now})
+		r.view = export.NewView(sc, set.Table(), export.ViewOptions{Now: r.now, From: r.from})
 	}
 	return r, nil
 }
@@ -242,7 +246,7 @@ func (r *Rows) viewRow() (*export.Row, error) {
 			continue
 		}
 		r.sc = sc
-		r.view = export.NewView(sc, r.set.Table(), export.ViewOptions{Now: r.now})
+		r.view = export.NewView(sc, r.set.Table(), export.ViewOptions{Now: r.now, From: r.from})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/castable-db/castable/cql"
 	"github.com/castable-db/castable/dht"
+	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 )
 
@@ -723,4 +724,55 @@ func (r *ckRestriction) matches(t *schema.Table, ck [][]byte) bool {
 		return cmp(r.tuples[0]) >= 0
 	}
 	return false
+}
+
+// seekStart is where the clustering restrictions let a partition's rows
+// start, in clustering order: the values of the leading columns restricted
+// by =, then the smallest (in clustering order) of an IN's values or the
+// bound of a slice that comes first in the column's order. Every row the
+// restrictions keep sorts at or after it; nil when nothing can be skipped.
+func (q *Query) seekStart() mutation.Clustering {
+	t := q.t
+	var start mutation.Clustering
+	for i := 0; i < len(t.Clustering); {
+		var at []*ckRestriction
+		for _, r := range q.clustering {
+			if r.first == i {
+				at = append(at, r)
+			}
+		}
+		if len(at) == 0 {
+			break
+		}
+		r := at[0]
+		switch {
+		case r.op == "=":
+			start = append(start, r.tuples[0]...)
+			i += r.n
+			continue
+		case r.op == "IN":
+			least := append(append(mutation.Clustering{}, start...), r.tuples[0]...)
+			for _, tu := range r.tuples[1:] {
+				if c := append(append(mutation.Clustering{}, start...), tu...); t.CompareClustering(c, least) < 0 {
+					least = c
+				}
+			}
+			return least
+		}
+		// Slices: the bound on the side the clustering order starts from,
+		// when every column of the relation runs one way.
+		desc := t.Clustering[i].Type.Reversed
+		for j := i; j < i+r.n; j++ {
+			if t.Clustering[j].Type.Reversed != desc {
+				return start
+			}
+		}
+		for _, s := range at {
+			if lower(s.op) != desc {
+				return append(start, s.tuples[0]...)
+			}
+		}
+		return start
+	}
+	return start
 }

@@ -216,3 +216,111 @@ func TestQueryCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestQuerySliceSeeks: a clustering slice of a wide partition starts
+// reading where the slice starts (the row index), in every SSTable, and
+// answers what reading the whole partition and filtering answers.
+func TestQuerySliceSeeks(t *testing.T) {
+	dir := t.TempDir()
+	schemaFile := filepath.Join(dir, "schema.cql")
+	if err := os.WriteFile(schemaFile, []byte("CREATE TABLE ks.w (pk int, ck int, v text, PRIMARY KEY (pk, ck)) WITH CLUSTERING ORDER BY (ck DESC);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	x := uint32(7)
+	for gen := 1; gen <= 2; gen++ {
+		var b strings.Builder
+		for pk := 0; pk < 3; pk++ {
+			for ck := gen - 1; ck < 3000; ck += 2 {
+				var v []byte
+				for range 100 {
+					x = x*1664525 + 1013904223
+					v = append(v, 'a'+byte(x>>24)%26)
+				}
+				fmt.Fprintf(&b, "INSERT INTO ks.w (pk, ck, v) VALUES (%d, %d, '%s') USING TIMESTAMP %d;\n", pk, ck, v, gen)
+			}
+		}
+		// A range deletion across the seek target in the second SSTable.
+		if gen == 2 {
+			fmt.Fprintf(&b, "DELETE FROM ks.w USING TIMESTAMP 9 WHERE pk = 1 AND ck > 95 AND ck <= 105;\n")
+		}
+		cqlFile := filepath.Join(dir, fmt.Sprintf("data%d.cql", gen))
+		if err := os.WriteFile(cqlFile, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Write(context.Background(), &Env{Stdout: io.Discard, Stderr: io.Discard, Quiet: true}, WriteOptions{Schema: schemaFile, CQL: cqlFile, Out: out,
+			Format: []string{"", "nb", "da"}[gen], Generation: gen, ColumnIndexSizeKB: 4}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := loadSchema(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	descs, err := resolveSSTables([]string{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(stmt string) (int64, string) {
+		fs := &countingFS{FS: sstables.OSFS, read: map[string]int64{}}
+		set, err := table.Open(descs, nil, table.Options{Table: s.Table("ks.w"), Reader: sstables.ReaderOptions{FS: fs}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer set.Close()
+		before := fs.dataRead()
+		q, err := query.Parse(stmt, set.Table(), query.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := q.Run(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var buf bytes.Buffer
+		w := query.NewCSVWriter(&buf, q.Columns())
+		for {
+			r, err := rows.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Row(r)
+		}
+		w.Close()
+		return fs.dataRead() - before, buf.String()
+	}
+	whole, all := run("SELECT ck, v FROM ks.w WHERE pk = 1")
+	lines := strings.Split(strings.TrimSuffix(all, "\n"), "\n")
+	for _, tc := range []struct {
+		slice string
+		keep  func(ck int) bool
+	}{
+		{"ck < 110", func(ck int) bool { return ck < 110 }},                          // DESC: the slice starts at 110
+		{"ck <= 110 AND ck > 90", func(ck int) bool { return ck <= 110 && ck > 90 }}, // across the deletion
+		{"ck <= 101", func(ck int) bool { return ck <= 101 }},                        // the seek lands inside the deletion
+		{"ck IN (104, 100, 5)", func(ck int) bool { return ck == 104 || ck == 100 || ck == 5 }},
+		{"ck = 7", func(ck int) bool { return ck == 7 }},
+		{"ck >= 2990", func(ck int) bool { return ck >= 2990 }}, // the start: no gain
+	} {
+		want := lines[0] + "\n"
+		for _, l := range lines[1:] {
+			var ck int
+			fmt.Sscanf(l, "%d,", &ck)
+			if tc.keep(ck) {
+				want += l + "\n"
+			}
+		}
+		part, got := run("SELECT ck, v FROM ks.w WHERE pk = 1 AND " + tc.slice)
+		if got != want {
+			t.Errorf("%s: the slice answers\n%.300s\nfiltering the partition answers\n%.300s", tc.slice, got, want)
+		}
+		t.Logf("%s: %d rows, %d bytes of Data.db read, %d for the whole partition", tc.slice, strings.Count(got, "\n")-1, part, whole)
+		if part*2 > whole && !strings.Contains(tc.slice, "2990") {
+			t.Errorf("%s: read %d bytes of Data.db, %d reading the partition", tc.slice, part, whole)
+		}
+	}
+}
