@@ -34,7 +34,7 @@ type Rows struct {
 	sc   *table.Scanner
 	view *export.View
 	from mutation.Clustering // where each partition's rows start
-	next int // the next key of a point query
+	next int                 // the next key of a point query
 
 	out     [][]byte
 	emitted int64
