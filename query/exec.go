@@ -31,10 +31,11 @@ type Rows struct {
 	set *table.Set
 	now time.Time
 
-	sc   *table.Scanner
-	view *export.View
-	from mutation.Clustering // where each partition's rows start
-	next int                 // the next key of a point query
+	sc    *table.Scanner
+	view  *export.View
+	from  mutation.Clustering // where each partition's rows start
+	until mutation.Clustering // and where they end (a prefix, inclusive)
+	next  int                 // the next key of a point query
 
 	out     [][]byte
 	emitted int64
@@ -58,7 +59,7 @@ func (q *Query) Run(set *table.Set) (*Rows, error) {
 	q.tokenRange()
 	r := &Rows{q: q, set: set, now: time.Unix(set.NowInSec(), 0), out: make([][]byte, len(q.outs))}
 	if !q.distinct {
-		r.from = q.seekStart()
+		r.from, r.until = q.seekStart(), q.seekEnd()
 	}
 	if q.emptyRange {
 		r.done = true
@@ -288,6 +289,12 @@ func (r *Rows) nextRow() (*export.Row, error) {
 			}
 		} else {
 			ck := vr.Values[nKey : nKey+len(q.t.Clustering)]
+			if r.until != nil && q.t.CompareClustering(ck[:len(r.until)], r.until) > 0 {
+				// Past the restrictions' last row: the rest of the
+				// partition is left unread.
+				r.view.SkipPartition()
+				continue
+			}
 			ok := true
 			for _, c := range q.clustering {
 				if !c.matches(q.t, ck) {

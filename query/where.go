@@ -776,3 +776,58 @@ func (q *Query) seekStart() mutation.Clustering {
 	}
 	return start
 }
+
+// seekEnd is where the clustering restrictions let a partition's rows
+// end, in clustering order: the = prefix, then the greatest (in
+// clustering order) of an IN's values or the bound of a slice that comes
+// last in the column's order. No row the restrictions keep sorts after
+// every clustering it prefixes; nil when the rows run to the end.
+func (q *Query) seekEnd() mutation.Clustering {
+	t := q.t
+	var end mutation.Clustering
+	for i := 0; i < len(t.Clustering); {
+		var at []*ckRestriction
+		for _, r := range q.clustering {
+			if r.first == i {
+				at = append(at, r)
+			}
+		}
+		if len(at) == 0 {
+			break
+		}
+		r := at[0]
+		switch {
+		case r.op == "=":
+			end = append(end, r.tuples[0]...)
+			i += r.n
+			continue
+		case r.op == "IN":
+			most := append(append(mutation.Clustering{}, end...), r.tuples[0]...)
+			for _, tu := range r.tuples[1:] {
+				if c := append(append(mutation.Clustering{}, end...), tu...); t.CompareClustering(c, most) > 0 {
+					most = c
+				}
+			}
+			return most
+		}
+		desc := t.Clustering[i].Type.Reversed
+		for j := i; j < i+r.n; j++ {
+			if t.Clustering[j].Type.Reversed != desc {
+				if len(end) == 0 {
+					return nil
+				}
+				return end
+			}
+		}
+		for _, s := range at {
+			if lower(s.op) == desc {
+				return append(end, s.tuples[0]...)
+			}
+		}
+		break
+	}
+	if len(end) == 0 {
+		return nil
+	}
+	return end
+}

@@ -115,9 +115,20 @@ func TestQueryEqualsNodeSelect(t *testing.T) {
 				defer set.Close()
 				g := newQueryGen(t, set, uint64(100+i))
 				mismatched := 0
+				var failed []string // by the node
 				for k := 0; k < perTable; k++ {
 					stmt := g.next()
-					ok, refused := compareQuery(t, n, set, stmt, release, now)
+					ok, refused, nodeFailed := compareQuery(t, n, set, stmt, release, now)
+					if nodeFailed {
+						// A Cassandra 5.0 failure, not castable's: after a
+						// flush (and after a compaction as well) its range
+						// reads with DISTINCT or PER PARTITION LIMIT fail
+						// ("The UnfilteredRowIterator returned by the last
+						// call to next() was initialized: it must be closed
+						// before calling hasNext() or next() again").
+						failed = append(failed, stmt)
+						continue
+					}
 					if refused {
 						g.refused++
 					} else if ok {
@@ -130,7 +141,7 @@ func TestQueryEqualsNodeSelect(t *testing.T) {
 						}
 					}
 				}
-				t.Logf("%s: %d queries, %d answered, %d refused by both", wl.Table, perTable, g.answered, g.refused)
+				t.Logf("%s: %d queries, %d answered, %d refused by both, %d failed on the node", wl.Table, perTable, g.answered, g.refused, len(failed))
 			}
 		})
 	}
@@ -144,8 +155,9 @@ var (
 var nodeMessage = regexp.MustCompile(`message="(.*)"`)
 
 // compareQuery runs stmt on the node and on castable and reports whether
-// they agree (failing t when not) and whether both refused it.
-func compareQuery(t *testing.T, n *node.Node, set *table.Set, stmt, release string, now time.Time) (ok, refused bool) {
+// they agree (failing t when not), whether both refused it, and whether
+// the node failed to run it (a ReadFailure: nothing compared).
+func compareQuery(t *testing.T, n *node.Node, set *table.Set, stmt, release string, now time.Time) (ok, refused, nodeFailed bool) {
 	t.Helper()
 	want, nodeErr := n.Query(stmt, 0)
 	got, err := castableQuery(set, stmt, release, now)
@@ -164,7 +176,7 @@ func compareQuery(t *testing.T, n *node.Node, set *table.Set, stmt, release stri
 				}
 			}
 		}
-		return true, true
+		return true, false, true
 	}
 	switch {
 	case nodeErr != nil && err != nil:
@@ -174,30 +186,30 @@ func compareQuery(t *testing.T, n *node.Node, set *table.Set, stmt, release stri
 		}
 		if !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s\n refused with %q, the node with %q", stmt, err, msg)
-			return false, true
+			return false, true, false
 		}
-		return true, true
+		return true, true, false
 	case nodeErr != nil:
 		first, _, _ := strings.Cut(nodeErr.Error(), "\n")
 		t.Errorf("%s\n castable answers %d rows, the node refuses: %s", stmt, len(got.Rows), first)
-		return false, false
+		return false, false, false
 	case err != nil:
 		t.Errorf("%s\n castable refuses: %v; the node answers %d rows", stmt, err, len(want.Rows))
-		return false, false
+		return false, false, false
 	}
 	if len(got.Columns) != len(want.Columns) {
 		t.Errorf("%s\n columns %v, the node's %v", stmt, got.Columns, want.Columns)
-		return false, false
+		return false, false, false
 	}
 	for i := range got.Columns {
 		if got.Columns[i].Name != want.Columns[i].Name {
 			t.Errorf("%s\n column %d is %s, the node's %s", stmt, i, got.Columns[i].Name, want.Columns[i].Name)
-			return false, false
+			return false, false, false
 		}
 	}
 	if len(got.Rows) != len(want.Rows) {
 		t.Errorf("%s\n %d rows, the node's %d:\n got %x\nwant %x", stmt, len(got.Rows), len(want.Rows), got.Rows, want.Rows)
-		return false, false
+		return false, false, false
 	}
 	for i := range got.Rows {
 		for j := range got.Rows[i] {
@@ -210,11 +222,11 @@ func compareQuery(t *testing.T, n *node.Node, set *table.Set, stmt, release stri
 			}
 			if (a == nil) != (b == nil) || string(a) != string(b) {
 				t.Errorf("%s\n row %d column %s: %x, the node's %x", stmt, i, got.Columns[j].Name, a, b)
-				return false, false
+				return false, false, false
 			}
 		}
 	}
-	return true, false
+	return true, false, false
 }
 
 func castableQuery(set *table.Set, stmt, release string, now time.Time) (*node.Result, error) {
