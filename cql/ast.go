@@ -105,11 +105,13 @@ type Ident struct {
 }
 
 // Relation is one WHERE condition: Column Op Value, or a multi-column
-// relation (a, b) Op (x, y) when Columns has several entries.
+// relation (a, b) Op (x, y) when Columns has several entries, or (SELECT
+// only) token(a, b) Op Value when Token is set.
 type Relation struct {
 	Columns []Ident
-	Op      string // =, <, <=, >, >=, IN
-	Value   *Term  // a tuple term for multi-column relations
+	Op      string // =, <, <=, >, >=, IN; SELECT also !=, CONTAINS, CONTAINS KEY
+	Value   *Term  // a tuple term for multi-column relations and IN
+	Token   bool
 	Pos     Pos
 }
 

@@ -143,3 +143,31 @@ func FuzzParseStatement(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseSelect(f *testing.F) {
+	for _, s := range []string{
+		"SELECT * FROM ks.t",
+		"SELECT DISTINCT pk, st FROM ks.t WHERE token(pk) > -5 LIMIT 3",
+		"SELECT writetime(v), ttl(v) AS x, count(*) FROM ks.t WHERE pk IN (1, 2) AND (ck1, ck2) >= (1, 'a') PER PARTITION LIMIT 2 ALLOW FILTERING",
+		"SELECT a FROM t WHERE m CONTAINS KEY 'k' AND l CONTAINS 3 AND v != 4 AND (a, b) IN ((1, 2)) ORDER BY c DESC",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := ParseSelect(src)
+		if err != nil {
+			if _, ok := err.(*SyntaxError); !ok {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			return
+		}
+		if s.Star == (len(s.Selectors) > 0) {
+			t.Fatalf("%q: star %v with %d selectors", src, s.Star, len(s.Selectors))
+		}
+		for _, r := range s.Where {
+			if len(r.Columns) == 0 || r.Value == nil {
+				t.Fatalf("%q: relation %+v", src, r)
+			}
+		}
+	})
+}

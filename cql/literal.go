@@ -547,3 +547,10 @@ func makeTimeUUID(ms int64, ticks int64, clockSeqNode [8]byte) [16]byte {
 	copy(u[8:], clockSeqNode[:])
 	return u
 }
+
+// Value binds a literal term to a type as an INSERT binds it to a column
+// of that type (column names the column in errors) and returns the value
+// serialized; nil is null. Errors are *SyntaxError.
+func (b *Builder) Value(t *Term, typ *schema.Type, column string) ([]byte, error) {
+	return b.value(t, typ, column)
+}

@@ -48,6 +48,12 @@ type ViewOptions struct {
 	// deletions, cell tombstones, expired cells and row markers, and
 	// deletions of whole collections — in the order the merge meets them.
 	Tombstones bool
+	// From, when set, starts every partition's rows at this clustering
+	// prefix (table.Scanner.SeekClustering: through the row indexes): rows
+	// before it are not read, or, where an input cannot seek, still
+	// returned. A partition with no live row from there on shows as its
+	// static row (StaticOnly) when that is live.
+	From mutation.Clustering
 }
 
 // Row is one CQL row of the view, valid until the next call to the View.
@@ -166,12 +172,14 @@ type View struct {
 	t    *schema.Table
 	cols []*schema.Column
 	now  int64
+	from mutation.Clustering
 
 	// index maps a column to its Values position.
 	index map[*schema.Column]int
 	nKey  int
 
 	part       *mutation.Partition
+	header     *mutation.Partition // the last row's partition, for Header
 	keyValues  [][]byte
 	static     staticState
 	rowsLive   int
@@ -200,7 +208,7 @@ func NewView(sc *table.Scanner, t *schema.Table, opts ViewOptions) *View {
 		now = time.Now()
 	}
 	cols := SelectStarColumns(t)
-	v := &View{sc: sc, t: t, cols: cols, now: now.Unix(), index: map[*schema.Column]int{}, nKey: len(t.PartitionKey) + len(t.Clustering), tombstones: opts.Tombstones}
+	v := &View{sc: sc, t: t, cols: cols, now: now.Unix(), index: map[*schema.Column]int{}, nKey: len(t.PartitionKey) + len(t.Clustering), tombstones: opts.Tombstones, from: opts.From}
 	for i, c := range cols {
 		v.index[c] = i
 	}
@@ -236,6 +244,11 @@ func (v *View) Next() (*Row, error) {
 			}
 			if err := v.startPartition(p); err != nil {
 				return nil, err
+			}
+			if v.from != nil {
+				if err := v.sc.SeekClustering(v.from); err != nil {
+					return nil, err
+				}
 			}
 			if v.tombstones {
 				if !p.Deletion.IsLive() {
@@ -282,7 +295,7 @@ func (v *View) Next() (*Row, error) {
 }
 
 func (v *View) startPartition(p *mutation.Partition) error {
-	v.part, v.rowsLive = p, 0
+	v.part, v.header, v.rowsLive = p, p, 0
 	if len(v.t.PartitionKey) == 1 {
 		v.keyValues = append(v.keyValues[:0], p.Key)
 	} else {

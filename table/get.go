@@ -34,6 +34,27 @@ func (s *Set) Get(key []byte) (*mutation.Partition, error) {
 // are skipped: nothing they hold survives it. Each SSTable's own lookup
 // checks its bloom filter (and index) before reading Data.db.
 func (s *Set) GetWith(key []byte) (*mutation.Partition, GetStats, error) {
+	sc, st, err := s.GetScanner(key)
+	if err != nil || sc == nil {
+		return nil, st, err
+	}
+	defer sc.Close()
+	head, err := sc.NextPartition()
+	if err == io.EOF {
+		return nil, st, nil
+	}
+	if err != nil {
+		return nil, st, err
+	}
+	p, err := readWhole(sc, head)
+	return p, st, err
+}
+
+// GetScanner is GetWith as a stream: a Scanner positioned before key's
+// merged partition (its only one), read row by row as a Scan reads, or nil
+// when no input holds key. It consults the SSTables as GetWith does. The
+// caller closes the Scanner.
+func (s *Set) GetScanner(key []byte) (*Scanner, GetStats, error) {
 	var st GetStats
 	order := make([]int, len(s.readers))
 	for i := range order {
@@ -103,23 +124,15 @@ func (s *Set) GetWith(key []byte) (*mutation.Partition, GetStats, error) {
 	for i, src := range srcs {
 		sc.inputs = append(sc.inputs, &input{src: src, idx: i, name: names[i]})
 	}
+	srcs = nil // the scanner closes them now
 	sc.versions = make([]*mutation.Row, len(sc.inputs))
 	for _, in := range sc.inputs {
 		if err := sc.advance(in); err != nil {
+			sc.Close()
 			return nil, st, err
 		}
 	}
-	srcs = nil // the scanner closes them now
-	defer sc.Close()
-	head, err := sc.NextPartition()
-	if err == io.EOF {
-		return nil, st, nil
-	}
-	if err != nil {
-		return nil, st, err
-	}
-	p, err := readWhole(sc, head)
-	return p, st, err
+	return sc, st, nil
 }
 
 // readWhole copies the current partition of sc, rows and markers, into a

@@ -60,6 +60,9 @@ type Scanner struct {
 	merged   mutation.DeletionTime // the deletion open in the merged stream
 	started  bool
 	filter   func(dht.Token, []byte) bool
+	until    func(dht.Token, []byte) bool
+	stopped  bool
+	nexted   bool // Next was called in the current partition
 }
 
 // ScanOptions restrict a scan.
@@ -67,6 +70,10 @@ type ScanOptions struct {
 	// Keep, when set, is asked about every partition (token and key)
 	// before its rows are merged; a partition it refuses is skipped.
 	Keep func(token dht.Token, key []byte) bool
+	// Until, when set, is asked about every partition (token and key)
+	// before Keep; the first one it accepts ends the scan (io.EOF), which
+	// then reads no further: a scan up to a token stops there.
+	Until func(token dht.Token, key []byte) bool
 }
 
 // Scan returns a scanner positioned before the first partition.
@@ -74,7 +81,7 @@ func (s *Set) Scan() (*Scanner, error) { return s.ScanWith(ScanOptions{}) }
 
 // ScanWith is Scan with options.
 func (s *Set) ScanWith(o ScanOptions) (*Scanner, error) {
-	sc := &Scanner{set: s, t: s.table, filter: o.Keep,
+	sc := &Scanner{set: s, t: s.table, filter: o.Keep, until: o.Until,
 		merger: mutation.NewRowMerger(s.table, s.rules, s.now),
 		static: mutation.NewRowMerger(s.table, s.rules, s.now)}
 	for i, r := range s.readers {
@@ -122,6 +129,9 @@ func (sc *Scanner) NextPartition() (*mutation.Partition, error) {
 	if sc.err != nil {
 		return nil, sc.err
 	}
+	if sc.stopped {
+		return nil, io.EOF
+	}
 	for {
 		for _, in := range sc.cur {
 			if err := sc.advance(in); err != nil {
@@ -140,6 +150,10 @@ func (sc *Scanner) NextPartition() (*mutation.Partition, error) {
 				break
 			}
 			sc.cur = append(sc.cur, heap.Pop(&sc.heap).(*input))
+		}
+		if sc.until != nil && sc.until(first.part.Token, first.part.Key) {
+			sc.stopped = true
+			return nil, io.EOF
 		}
 		if sc.filter != nil && !sc.filter(first.part.Token, first.part.Key) {
 			continue
@@ -180,8 +194,66 @@ func (sc *Scanner) NextPartition() (*mutation.Partition, error) {
 			return nil, sc.fail(err)
 		}
 	}
-	sc.started = true
+	sc.started, sc.nexted = true, false
 	return &sc.part, nil
+}
+
+// SeekClustering skips, in every input holding the current partition, the
+// rows and markers before the inclusive start bound of the clustering
+// prefix ck, through each SSTable scanner's row index
+// (sstables.ClusteringSeeker), so that Next goes on as a scan of the
+// partition restricted to [ck, end) does: a range deletion open at ck
+// first shows as a start bound at ck, as the SSTable scanners report it.
+// It must come before the partition's first Next (after, it is an error).
+// When an input cannot seek (a memtable), it does nothing: Next then
+// returns the whole partition, which a caller filtering by clustering
+// must allow for.
+func (sc *Scanner) SeekClustering(ck mutation.Clustering) error {
+	if sc.err != nil {
+		return sc.err
+	}
+	if !sc.started {
+		return errors.New("table: SeekClustering before NextPartition")
+	}
+	if sc.nexted {
+		return errors.New("table: SeekClustering after Next in the partition")
+	}
+	for _, in := range sc.cur {
+		if _, ok := seekerOf(in.src); !in.end && !ok {
+			return nil
+		}
+	}
+	for _, in := range sc.cur {
+		if in.end {
+			continue
+		}
+		if kind, c := pendingPos(in); mutation.ComparePrefix(sc.t, kind, c, mutation.InclStartBound, ck) >= 0 {
+			continue
+		}
+		s, _ := seekerOf(in.src)
+		if err := s.SeekClustering(ck); err != nil {
+			return sc.fail(fmt.Errorf("%s: partition %s: %w", in.name, mutation.FormatKey(sc.t, sc.part.Key), err))
+		}
+		// The pending unfiltered is dropped unread: nothing it opened is
+		// open here but what the seek reports at ck.
+		in.open = mutation.Live
+		if err := sc.pull(in); err != nil {
+			return sc.fail(err)
+		}
+	}
+	return nil
+}
+
+// seekerOf returns the clustering seeker of an SSTable source.
+func seekerOf(src source) (sstables.ClusteringSeeker, bool) {
+	switch s := src.(type) {
+	case *oneSource:
+		cs, ok := s.sc.(sstables.ClusteringSeeker)
+		return cs, ok
+	case sstables.ClusteringSeeker:
+		return s, true
+	}
+	return nil, false
 }
 
 // pull reads in's next unfiltered of the current partition.
@@ -221,6 +293,7 @@ func (sc *Scanner) Next() (*mutation.Row, *mutation.RangeTombstoneMarker, error)
 	if !sc.started {
 		return nil, nil, sc.fail(errors.New("table: Next before NextPartition"))
 	}
+	sc.nexted = true
 	for {
 		for _, in := range sc.cur {
 			if in.consumed {

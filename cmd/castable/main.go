@@ -89,6 +89,7 @@ func run(ctx context.Context, args []string, env *cli.Env) int {
 			writeCommand(ctx, env),
 			dumpCommand(env),
 			verifyCommand(env),
+			queryCommand(env),
 			rebuildCommand(env),
 			metadataCommand(env),
 			layoutCommand(env),

@@ -42,6 +42,7 @@ var allowed = map[string][]string{
 	"table":             {"sstables", "sstables/version", "memtable", "schema", "mutation", "dht"},                                                                                 // like flush: formats through the registry
 	"compaction":        {"table", "sstables", "sstables/version", "memtable", "compress", "checksummer", "schema", "mutation", "dht", "internal/vint", "internal/bytecomparable"}, // likewise
 	"export":            {"table", "schema", "mutation", "dht", "internal/vint"},                                                                                                   // the merged view and its writers; no version package, no internal/cli
+	"query":             {"cql", "export", "table", "schema", "mutation", "dht"},                                                                                                   // SELECT over a table.Set
 
 	"internal/bytecomparable":  {},
 	"internal/vint":            {},
