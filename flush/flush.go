@@ -112,16 +112,25 @@ func Flush(ctx context.Context, f *memtable.Frozen, opts Options) (*Result, erro
 	return flush(ctx, f, opts, nil)
 }
 
+// resolveFormat sets a nil Format to DefaultFormat's.
+func (o *Options) resolveFormat() error {
+	if o.Format != nil {
+		return nil
+	}
+	f, err := sstables.Lookup(DefaultFormat)
+	if err != nil {
+		return fmt.Errorf("flush: no Format given and the default %s is not linked (import sstables/formats): %w", DefaultFormat, err)
+	}
+	o.Format = f
+	return nil
+}
+
 // progressFunc receives the number of partitions written so far.
 type progressFunc func(done int64)
 
 func flush(ctx context.Context, f *memtable.Frozen, opts Options, progress progressFunc) (*Result, error) {
-	if opts.Format == nil {
-		f, err := sstables.Lookup(DefaultFormat)
-		if err != nil {
-			return nil, fmt.Errorf("flush: no Format given and the default %s is not linked (import sstables/formats): %w", DefaultFormat, err)
-		}
-		opts.Format = f
+	if err := opts.resolveFormat(); err != nil {
+		return nil, err
 	}
 	if opts.Dir == "" {
 		return nil, errors.New("flush: no directory")

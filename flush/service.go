@@ -90,8 +90,11 @@ type Progress struct {
 // next free generation. Cancelling ctx stops the service: running flushes are
 // aborted (their files removed), waiting memtables are handed to OnError.
 func NewService(ctx context.Context, opts ServiceOptions) (*Service, error) {
-	if opts.Format == nil || opts.Dir == "" {
-		return nil, errors.New("flush: service needs a format and a directory")
+	if err := opts.Options.resolveFormat(); err != nil {
+		return nil, err
+	}
+	if opts.Dir == "" {
+		return nil, errors.New("flush: service needs a directory")
 	}
 	fsys := opts.FS
 	if fsys == nil {
