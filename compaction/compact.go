@@ -340,9 +340,12 @@ func writerOptions(all, live []sstables.Reader, t *schema.Table, format sstables
 	w.Stats = stats.WithEpochs()
 
 	// The key count the bloom filter is sized for.
-	keys, err := approximateKeyCount(live, v.Profile())
+	keys, before, err := approximateKeyCount(live, v.Profile())
 	if err != nil {
 		return w, err
+	}
+	if opts.MaxSSTableSize > 0 && len(opts.Ranges) == 0 {
+		keys = perSSTableKeys(keys, before, live, opts.MaxSSTableSize)
 	}
 	w.ExpectedPartitions = keys
 
@@ -638,7 +641,8 @@ func (c *overlapChecker) maxPurgeable(p *mutation.Partition) int64 {
 // sketches of a few thousand keys, still sparse, merge differently in
 // another order), with the rules of the release that writes the output.
 // An SSTable that cannot tell its estimatedKeys() counts 0 in the fallback.
-func approximateKeyCount(live []sstables.Reader, p version.Profile) (int64, error) {
+// before is the sum of the inputs' estimatedKeys().
+func approximateKeyCount(live []sstables.Reader, p version.Profile) (keys, before int64, err error) {
 	rules := sstables.KeyCountCassandra311
 	if p.KeyCount50 {
 		rules = sstables.KeyCountCassandra50
@@ -649,16 +653,36 @@ func approximateKeyCount(live []sstables.Reader, p version.Profile) (int64, erro
 		if e, ok := r.(sstables.KeyEstimator); ok {
 			n, err := e.EstimatedKeys()
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			in[i].EstimatedKeys = n
+			before += n
 		}
 	}
 	n, err := sstables.ApproximateKeyCount(rules, in)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// 0 is the writer's "size it at Finish"; an estimate below 1 (which
 	// inputs holding keys never give) is sized for one key.
-	return max(n, 1), nil
+	return max(n, 1), before, nil
+}
+
+// perSSTableKeys is MaxSSTableSizeWriter's key count per output (3.11 and
+// 5.0 alike): the data expected, the inputs' Data.db bytes on disk scaled
+// by the estimated compaction ratio (keys over the inputs' summed
+// estimatedKeys(), at least 1), rounded as Math.round, makes
+// max(1, size / maxSSTableSize) SSTables, and each is sized for keys
+// divided by that count.
+func perSSTableKeys(keys, before int64, live []sstables.Reader, maxSize int64) int64 {
+	var onDisk int64
+	for _, r := range live {
+		if dr, ok := r.(sstables.DataFileReader); ok {
+			onDisk += dr.DataFile().FileSize()
+		}
+	}
+	ratio := float64(keys) / float64(max(before, 1))
+	total := int64(math.Floor(ratio*float64(onDisk) + 0.5))
+	n := max(1, total/maxSize)
+	return max(1, keys/n)
 }

@@ -192,3 +192,36 @@ func TestRoutes(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxSSTableSizeKeys: with MaxSSTableSize, each output's bloom filter
+// is sized as MaxSSTableSizeWriter sizes it: the inputs' estimate divided
+// by the number of SSTables the inputs' Data.db bytes (scaled by the
+// estimated compaction ratio) make at that size.
+func TestMaxSSTableSizeKeys(t *testing.T) {
+	tab, rs := routeInputs(t, t.TempDir())
+	whole, err := compaction.Compact(context.Background(), rs, tab, compaction.Options{Out: t.TempDir(), GCGraceSeconds: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var onDisk, before int64
+	for _, r := range rs {
+		onDisk += r.(sstables.DataFileReader).DataFile().FileSize()
+		n, err := r.(sstables.KeyEstimator).EstimatedKeys()
+		if err != nil {
+			t.Fatal(err)
+		}
+		before += n
+	}
+	total := int64(float64(whole.EstimatedKeys)/float64(before)*float64(onDisk) + 0.5)
+	for _, div := range []int64{1, 2, 3} {
+		maxSize := total / div
+		res, err := compaction.Compact(context.Background(), rs, tab, compaction.Options{Out: t.TempDir(), GCGraceSeconds: -1, MaxSSTableSize: maxSize})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := whole.EstimatedKeys / max(1, total/maxSize)
+		if res.EstimatedKeys != want || (div > 1 && want >= whole.EstimatedKeys) {
+			t.Errorf("max size %d (1/%d of the %d bytes expected): filters sized for %d keys, want %d (of %d)", maxSize, div, total, res.EstimatedKeys, want, whole.EstimatedKeys)
+		}
+	}
+}
