@@ -21,7 +21,7 @@ func TestSizedIntLen(t *testing.T) {
 	}
 	vals := []int64{0, 1, -1, math.MaxInt64, math.MinInt64}
 	for s := 1; s < 64; s++ {
-		vals = append(vals, 1<<s, 1<<s-1, -(1 << s), -(1 << s)-1)
+		vals = append(vals, 1<<s, 1<<s-1, -(1 << s), -(1<<s)-1)
 	}
 	for _, v := range vals {
 		if got := sizedIntLen(v); got != want(v) {
