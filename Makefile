@@ -21,7 +21,7 @@ empty :=
 space := $(empty) $(empty)
 TAGFLAG := $(if $(TAGS),-tags $(subst $(space),$(comma),$(TAGS)),)
 
-.PHONY: all build demo test test-full test-short test-purego test-cgo test-race test-sweeps test-beam test-beam-short test-parquetcheck bench fuzz-smoke lint lint-purego print-tags clean checksum-pair
+.PHONY: all build demo test test-full test-short test-purego test-cgo test-race test-sweeps test-beam test-beam-short test-parquetcheck bench bench-flush bench-pebble fuzz-smoke lint lint-purego print-tags clean checksum-pair
 
 all: build
 
@@ -112,6 +112,18 @@ test-parquetcheck:
 ## bench: the benchmark matrices
 bench:
 	$(GO) test $(TAGFLAG) -run '^$$' -bench . -benchmem $(PKG)
+
+## bench-flush: the flush's regression guard — perf_fast_forward --populate of
+## this tree and of BASE (a commit), alternating, each round and the paired
+## ratio printed: make bench-flush BASE=b06768d [ROUNDS=5] [ARGS='...'] [BURN=1]
+bench-flush:
+	TAGS='$(subst $(space),$(comma),$(TAGS))' ./perf/bench_flush.sh
+
+## bench-pebble: castable's flush against pebble's sstable.Writer, side by
+## side in one process (perf/flush_pebble, its own module): make bench-pebble
+## [ARGS='-rounds 3 -formats nb,mc,oa,da -dataset small-part']
+bench-pebble:
+	cd perf/flush_pebble && $(GO) run $(TAGFLAG) . $(ARGS)
 
 ## fuzz-smoke: every fuzz target for $(FUZZTIME); only the packages whose
 ## tests declare one are compiled

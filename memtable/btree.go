@@ -75,6 +75,54 @@ func (t *btree) get(token dht.Token, key []byte) *entry {
 	return nil
 }
 
+// find looks (token, key) up in one descent that also prepares its
+// insertion: it returns the entry holding it, or the leaf and position where
+// an entry for it goes (insertAt). Full nodes on the way are split, as an
+// insertion splits them, so that the leaf has room and nothing moves until
+// insertAt.
+func (t *btree) find(token dht.Token, key []byte) (e *entry, leaf *node, at int) {
+	if t.root == nil {
+		t.root = &node{}
+	}
+	if t.root.n == maxItems {
+		old := t.root
+		t.root = &node{}
+		t.root.children[0] = old
+		t.root.splitChild(0)
+	}
+	prefix := token.Prefix()
+	n := t.root
+	for {
+		i, found := n.search(token, key)
+		if found {
+			return n.items[i].e, nil, 0
+		}
+		if n.leaf() {
+			return nil, n, i
+		}
+		if n.children[i].n == maxItems {
+			n.splitChild(i)
+			// The child's middle item moved up to i: it may be the key.
+			if it := &n.items[i]; it.prefix == prefix && string(it.e.p.Key) == string(key) {
+				return it.e, nil, 0
+			}
+			if n.items[i].less(prefix, token, key) {
+				i++
+			}
+		}
+		n = n.children[i]
+	}
+}
+
+// insertAt adds e, whose (token, key) find reported missing, at the leaf
+// position find returned; the tree must not have changed since.
+func (t *btree) insertAt(leaf *node, at int, e *entry) {
+	copy(leaf.items[at+1:leaf.n+1], leaf.items[at:leaf.n])
+	leaf.items[at] = item{prefix: e.p.Token.Prefix(), e: e}
+	leaf.n++
+	t.length++
+}
+
 // insert adds e, whose key must not be in the tree yet.
 func (t *btree) insert(e *entry) {
 	it := item{prefix: e.p.Token.Prefix(), e: e}

@@ -23,6 +23,10 @@ func TestBtreeOrderAndLookup(t *testing.T) {
 				if tr.get(dht.Murmur3.Token(k), k) == nil {
 					t.Fatalf("n=%d: inserted key %x not found", n, k)
 				}
+				// find (which splits full nodes on its way) finds it too.
+				if e, _, _ := tr.find(dht.Murmur3.Token(k), k); e == nil || string(e.p.Key) != string(k) {
+					t.Fatalf("n=%d: find did not find inserted key %x", n, k)
+				}
 				continue
 			}
 			seen[string(k)] = true
@@ -30,7 +34,15 @@ func TestBtreeOrderAndLookup(t *testing.T) {
 			if tr.get(e.p.Token, k) != nil {
 				t.Fatalf("n=%d: key %x found before insertion", n, k)
 			}
-			tr.insert(e)
+			if len(want)%2 == 0 {
+				tr.insert(e)
+			} else {
+				found, leaf, at := tr.find(e.p.Token, k)
+				if found != nil {
+					t.Fatalf("n=%d: find found key %x before insertion", n, k)
+				}
+				tr.insertAt(leaf, at, e)
+			}
 			want = append(want, &e.p)
 		}
 		sort.Slice(want, func(i, j int) bool {
@@ -61,8 +73,17 @@ func TestBtreeOrderAndLookup(t *testing.T) {
 func TestBtreeEqualTokensOrderByKey(t *testing.T) {
 	var tr btree
 	keys := [][]byte{{3}, {1}, {2}, {1, 0}, {}}
-	for _, k := range keys {
-		tr.insert(&entry{p: mutation.Partition{Key: k, Token: dht.Murmur3Token(42)}})
+	for i, k := range keys {
+		e := &entry{p: mutation.Partition{Key: k, Token: dht.Murmur3Token(42)}}
+		if i%2 == 0 {
+			tr.insert(e)
+			continue
+		}
+		found, leaf, at := tr.find(e.p.Token, k)
+		if found != nil {
+			t.Fatalf("find found %x before insertion", k)
+		}
+		tr.insertAt(leaf, at, e)
 	}
 	var got []string
 	tr.ascend(func(e *entry) bool { got = append(got, string(e.p.Key)); return true })

@@ -186,7 +186,7 @@ func (m *Memtable) Apply(p *mutation.Partition) error {
 	s.stats.AddPartition(p)
 
 	var delta int64
-	if e := s.tree.get(token, p.Key); e != nil {
+	if e, leaf, at := s.tree.find(token, p.Key); e != nil {
 		cp := s.slab.copyPartition(p)
 		cp.Token = token
 		var err error
@@ -211,7 +211,7 @@ func (m *Memtable) Apply(p *mutation.Partition) error {
 			e.deletions = true
 			s.withDeletions = append(s.withDeletions, e)
 		}
-		s.tree.insert(e)
+		s.tree.insertAt(leaf, at, e)
 	}
 	m.dataBytes.Add(delta)
 	m.memBytes.Add(s.slab.allocated - memBefore)

@@ -112,6 +112,31 @@ func value(size int, seed uint64) []byte {
 	return v
 }
 
+// Value is the dataset's value blob of the given size and seed (see value):
+// what every row of a populate run holds.
+func Value(size int, seed uint64) []byte { return value(size, seed) }
+
+// Memtable applies the first cfg.Rows rows of dataset d (cfg's value size,
+// seed and partitioner) to one memtable, whatever its size, and freezes it:
+// the memtable a populate run with an unlimited threshold would flush, for
+// benchmarks that flush one memtable many times.
+func Memtable(d *Dataset, cfg Config) (*memtable.Frozen, error) {
+	cfg.defaults()
+	t, err := d.Table()
+	if err != nil {
+		return nil, err
+	}
+	t.Options.Partitioner = cfg.Partitioner.Name()
+	gen := newGenerator(t, value(cfg.ValueSize, cfg.Seed), time.Now().UnixMicro())
+	m := memtable.New(t, memtable.Options{})
+	for i := int64(0); i < cfg.Rows; i++ {
+		if err := m.Apply(gen.next(d, i)); err != nil {
+			return nil, err
+		}
+	}
+	return m.Freeze(), nil
+}
+
 // Populate writes the dataset into memtables, flushing (and measuring) each
 // one when it crosses the threshold, and the last, partial one at the end;
 // then it writes the compacted SSTable for the read tests (not measured).

@@ -41,7 +41,7 @@ func main() {
 			&cli.StringSliceFlag{Name: "sstable-format", Value: cli.NewStringSlice(version.Default), Usage: "SSTable `VERSION`s to populate and read: " + version.Summarize(version.Select(version.Version.Writable)) + " (repeatable or comma-separated)"},
 			&cli.StringFlag{Name: "partitioner", Usage: "partitioner `NAME` (short or full class name): " + strings.Join(dht.Names(), ", ") + " (default Murmur3Partitioner)"},
 			&cli.StringSliceFlag{Name: "compression", Value: cli.NewStringSlice("none"), Usage: "lz4, snappy, deflate, zstd or none (repeatable)"},
-			&cli.StringFlag{Name: "flush-threshold", Value: "300MiB", Usage: "memtable memory that triggers a flush (bytes, or with KiB/MiB/GiB)"},
+			&cli.StringFlag{Name: "flush-threshold", Aliases: []string{"memtable-size"}, Value: "300MiB", Usage: "memtable memory that triggers a flush (bytes, or with KiB/MiB/GiB)"},
 			&cli.IntFlag{Name: "jobs", Usage: "compression workers per flush (0: all cores)"},
 			&cli.Uint64Flag{Name: "random-seed", Usage: "seed of the value blob"},
 			&cli.StringFlag{Name: "json-output", Usage: "write the results as JSON to this file"},

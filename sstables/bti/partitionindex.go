@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 
 	bc "github.com/castable-db/castable/internal/bytecomparable"
 	"github.com/castable-db/castable/sstables"
@@ -55,11 +56,7 @@ func sizedIntLen(v int64) int {
 	if v < 0 {
 		v = ^v
 	}
-	bits := 64
-	for bits > 0 && v&(1<<uint(bits-1)) == 0 {
-		bits--
-	}
-	return (bits + 1 + 7) / 8
+	return (bits.Len64(uint64(v)) + 1 + 7) / 8
 }
 
 func appendSizedInt(dst []byte, v int64, n int) []byte {
@@ -186,6 +183,7 @@ func (w *PartitionIndexWriter) Finish() (int64, error) {
 		w.err = err
 		return 0, err
 	}
+	w.tw.Release() // its node pool goes to the next SSTable's writer
 	return root, nil
 }
 

@@ -193,7 +193,11 @@ func (w *RowIndexWriter) Close() error {
 	if w.opts.Scylla {
 		w.tw.Write(ScyllaRowsTrailer[:])
 	}
-	return w.tw.Flush()
+	if err := w.tw.Flush(); err != nil {
+		return err
+	}
+	w.tw.Release()
+	return nil
 }
 
 // RowIndex reads the row indexes of a Rows.db, held in memory or read page

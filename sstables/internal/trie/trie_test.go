@@ -268,12 +268,12 @@ func TestAllPointerWidths(t *testing.T) {
 			p := w.newNode(0)
 			for i := 0; i < c; i++ {
 				ch := w.newNode(i * 3)
-				w.nodes[ch].filePos = leaves[i]
-				w.nodes[p].children = append(w.nodes[p].children, ch)
+				w.node(ch).filePos = leaves[i]
+				w.node(p).children = append(w.node(p).children, ch)
 			}
-			w.nodes[p].branchSize = 0
-			w.nodes[p].hasOutOfPageChildren = true
-			w.serialize(&w.nodes[p], parentPos)
+			w.node(p).branchSize = 0
+			w.node(p).hasOutOfPageChildren = true
+			w.serialize(w.node(p), parentPos)
 			node := w.buf
 			n, err := decodeAt(data, leaves, parentPos, node)
 			if err != nil {

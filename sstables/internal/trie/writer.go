@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // PageSize is the page size the writer packs nodes into (Cassandra's
@@ -66,13 +67,17 @@ type Writer struct {
 	flush int64 // bytes to buffer before writing to out
 	err   error
 
-	nodes []wnode
-	free  []int32
-	stack []int32
-	prev  []byte
-	count int64
-	cands []int32
-	first bool // no key added yet
+	// nodes is the node pool in chunks of nodeChunk (w.node(i) is node
+	// i): it grows without moving what it holds, so growing it copies
+	// nothing, and Release hands the chunks to the next writer.
+	nodes  [][]wnode
+	nnodes int32
+	free   []int32
+	stack  []int32
+	prev   []byte
+	count  int64
+	cands  []int32
+	first  bool // no key added yet
 	// spare holds children slices of released nodes by capacity class
 	// (spare[k]: capacity 4<<k), so that a node's children grow into a
 	// recycled slice: nodes change roles (leaf, inner) as they are reused.
@@ -104,7 +109,7 @@ func (w *Writer) newChildren(n int) []int32 {
 // addChild appends child c to node i's children, growing them into a
 // spare slice of the next capacity class when full.
 func (w *Writer) addChild(i, c int32) {
-	n := &w.nodes[i]
+	n := w.node(i)
 	if len(n.children) == cap(n.children) {
 		k := 0
 		for 4<<k < 2*len(n.children) {
@@ -205,17 +210,52 @@ func (w *Writer) padToPageBoundary() {
 // Reset discards the current trie (written nodes stay written) and starts
 // a new one at the current position.
 func (w *Writer) Reset() {
-	for i := range w.nodes {
-		w.nodes[i].children = w.nodes[i].children[:0]
+	for i := range w.nnodes {
+		w.node(i).children = w.node(i).children[:0]
 	}
 	w.free = w.free[:0]
-	for i := len(w.nodes) - 1; i >= 0; i-- {
-		w.free = append(w.free, int32(i))
+	for i := w.nnodes - 1; i >= 0; i-- {
+		w.free = append(w.free, i)
 	}
 	w.stack = append(w.stack[:0], w.newNode(0))
 	w.prev = w.prev[:0]
 	w.count = 0
 	w.first = true
+}
+
+// nodeChunkBits sizes the node pool's chunks: 1<<nodeChunkBits nodes each.
+const nodeChunkBits = 10
+
+// node returns node i of the pool.
+func (w *Writer) node(i int32) *wnode {
+	return &w.nodes[i>>nodeChunkBits][i&(1<<nodeChunkBits-1)]
+}
+
+// chunks keeps the node chunks of released writers: a flush's Partitions.db
+// trie holds a node for every branch not written yet and for the written
+// children of those, hundreds of thousands for a large SSTable, which a
+// new writer would otherwise allocate, fault in and have scanned by the
+// collector again.
+var chunks sync.Pool
+
+func takeChunk() []wnode {
+	if c, ok := chunks.Get().(*[]wnode); ok {
+		return *c
+	}
+	return make([]wnode, 1<<nodeChunkBits)
+}
+
+// Release hands the writer's node pool to later writers; the writer must not
+// be used afterwards.
+func (w *Writer) Release() {
+	for _, c := range w.nodes {
+		for i := range c {
+			c[i] = wnode{children: c[i].children[:0]}
+		}
+		chunks.Put(&c)
+	}
+	w.nodes, w.nnodes, w.free = nil, 0, nil
+	w.err = errors.New("trie: writer released")
 }
 
 func (w *Writer) newNode(transition int) int32 {
@@ -224,10 +264,13 @@ func (w *Writer) newNode(transition int) int32 {
 		i = w.free[n-1]
 		w.free = w.free[:n-1]
 	} else {
-		w.nodes = append(w.nodes, wnode{})
-		i = int32(len(w.nodes) - 1)
+		i = w.nnodes
+		if int(i>>nodeChunkBits) == len(w.nodes) {
+			w.nodes = append(w.nodes, takeChunk())
+		}
+		w.nnodes++
 	}
-	n := &w.nodes[i]
+	n := w.node(i)
 	ch := n.children[:0]
 	if cap(ch) > 4 {
 		// A large slice goes back to the pool; most nodes stay small.
@@ -242,7 +285,7 @@ func (w *Writer) newNode(transition int) int32 {
 // release returns the children of a written node to the pool; they are
 // written too and nothing refers to them any more.
 func (w *Writer) release(i int32) {
-	n := &w.nodes[i]
+	n := w.node(i)
 	for _, c := range n.children {
 		w.release(c)
 		w.free = append(w.free, c)
@@ -287,7 +330,7 @@ func (w *Writer) Add(key []byte, flags uint8, payload []byte) error {
 		w.stack = append(w.stack, c)
 		ni = c
 	}
-	n := &w.nodes[ni]
+	n := w.node(ni)
 	if n.hasPayload() {
 		return fmt.Errorf("%w: duplicate key %x", ErrOrder, key)
 	}
@@ -317,12 +360,12 @@ func (w *Writer) completeLast() error {
 // farthest child if the node were written at pos.
 func (w *Writer) maxPositionDelta(n *wnode, pos int64) int64 {
 	if !n.hasOutOfPageChildren {
-		return -int64(n.branchSize - w.nodes[n.children[0]].branchSize)
+		return -int64(n.branchSize - w.node(n.children[0]).branchSize)
 	}
 	var minPlaced int64
 	var minUnplaced int64 = 1
 	for _, ci := range n.children {
-		c := &w.nodes[ci]
+		c := w.node(ci)
 		if c.filePos != -1 {
 			minPlaced = min(minPlaced, c.filePos-pos)
 		} else if minUnplaced > 0 {
@@ -338,8 +381,8 @@ func (w *Writer) typeFor(n *wnode, pos int64) NodeType {
 		return PayloadOnly
 	}
 	d := -w.maxPositionDelta(n, pos)
-	lo := int(w.nodes[n.children[0]].transition)
-	hi := int(w.nodes[n.children[c-1]].transition)
+	lo := int(w.node(n.children[0]).transition)
+	hi := int(w.node(n.children[c-1]).transition)
 	return ChooseType(c, lo, hi, d, n.hasPayload())
 }
 
@@ -349,17 +392,17 @@ func (w *Writer) sizeofNode(n *wnode, pos int64) int {
 	c := len(n.children)
 	lo, hi := 0, 0
 	if c > 0 {
-		lo = int(w.nodes[n.children[0]].transition)
-		hi = int(w.nodes[n.children[c-1]].transition)
+		lo = int(w.node(n.children[0]).transition)
+		hi = int(w.node(n.children[c-1]).transition)
 	}
 	return nodeSize(t, c, lo, hi) + int(n.plen)
 }
 
 func (w *Writer) complete(i int32) error {
-	n := &w.nodes[i]
+	n := w.node(i)
 	branch := 0
 	for _, ci := range n.children {
-		c := &w.nodes[ci]
+		c := w.node(ci)
 		branch += c.branchSize + c.nodeSize
 	}
 	n.branchSize = branch
@@ -369,7 +412,7 @@ func (w *Writer) complete(i int32) error {
 		n.hasOutOfPageChildren = false
 		n.hasOutOfPageInBranch = false
 		for _, ci := range n.children {
-			c := &w.nodes[ci]
+			c := w.node(ci)
 			if c.filePos != -1 {
 				n.hasOutOfPageChildren = true
 			} else if c.hasOutOfPageChildren || c.hasOutOfPageInBranch {
@@ -389,8 +432,8 @@ func (w *Writer) layoutChildren(i int32) error {
 	// do not change while one is handled, so a scan for the maximum is
 	// the same choice.
 	start := len(w.cands)
-	for _, ci := range w.nodes[i].children {
-		if w.nodes[ci].filePos == -1 {
+	for _, ci := range w.node(i).children {
+		if w.node(ci).filePos == -1 {
 			w.cands = append(w.cands, ci)
 		}
 	}
@@ -408,7 +451,7 @@ func (w *Writer) layoutChildren(i int32) error {
 		// Remove it from the candidates (order among them is irrelevant).
 		w.cands[k] = w.cands[len(w.cands)-1]
 		w.cands = w.cands[:len(w.cands)-1]
-		c := &w.nodes[ci]
+		c := w.node(ci)
 		if c.hasOutOfPageChildren || c.hasOutOfPageInBranch {
 			actual := w.recalcTotalSize(ci, w.pos)
 			if actual > left {
@@ -430,7 +473,7 @@ func (w *Writer) layoutChildren(i int32) error {
 		w.finalize(ci, pos)
 		left = w.bytesLeftInPage()
 	}
-	n := &w.nodes[i]
+	n := w.node(i)
 	n.branchSize = 0
 	n.hasOutOfPageChildren = true
 	n.hasOutOfPageInBranch = false
@@ -444,7 +487,7 @@ func (w *Writer) layoutChildren(i int32) error {
 func (w *Writer) pickLargest(start, limit int) int {
 	best, bestSize, bestT := -1, -1, -1
 	for k := start; k < len(w.cands); k++ {
-		c := &w.nodes[w.cands[k]]
+		c := w.node(w.cands[k])
 		s := c.branchSize + c.nodeSize
 		if limit >= 0 && s > limit {
 			continue
@@ -457,7 +500,7 @@ func (w *Writer) pickLargest(start, limit int) int {
 }
 
 func (w *Writer) finalize(i int32, pos int64) {
-	n := &w.nodes[i]
+	n := w.node(i)
 	n.filePos = pos
 	n.branchSize = 0
 	n.nodeSize = 0
@@ -469,7 +512,7 @@ func (w *Writer) finalize(i int32, pos int64) {
 // recalcTotalSize recomputes the sizes of a branch that would be written at
 // pos (its pointer widths depend on where it lands).
 func (w *Writer) recalcTotalSize(i int32, pos int64) int {
-	n := &w.nodes[i]
+	n := w.node(i)
 	if n.hasOutOfPageInBranch {
 		sz := 0
 		for _, ci := range n.children {
@@ -487,16 +530,16 @@ func (w *Writer) recalcTotalSize(i int32, pos int64) int {
 // node's position.
 func (w *Writer) write(i int32) (int64, error) {
 	start := w.pos
-	for _, ci := range w.nodes[i].children {
-		if w.nodes[ci].filePos == -1 {
+	for _, ci := range w.node(i).children {
+		if w.node(ci).filePos == -1 {
 			p, err := w.write(ci)
 			if err != nil {
 				return 0, err
 			}
-			w.nodes[ci].filePos = p
+			w.node(ci).filePos = p
 		}
 	}
-	n := &w.nodes[i]
+	n := w.node(i)
 	at := start + int64(n.branchSize)
 	if w.pos != at {
 		return 0, fmt.Errorf("trie: internal layout error: node expected at %d, children end at %d", at, w.pos)
@@ -514,27 +557,27 @@ func (w *Writer) serialize(n *wnode, pos int64) {
 	t := w.typeFor(n, pos)
 	c := len(n.children)
 	flags := n.flags
-	dist := func(k int) uint64 { return uint64(pos - w.nodes[n.children[k]].filePos) }
+	dist := func(k int) uint64 { return uint64(pos - w.node(n.children[k]).filePos) }
 	switch {
 	case t == PayloadOnly:
 		w.writeByte(byte(t)<<4 | flags)
 	case t == SingleNoPayload4:
 		w.writeByte(byte(t)<<4 | byte(dist(0)&0xF))
-		w.writeByte(byte(w.nodes[n.children[0]].transition))
+		w.writeByte(byte(w.node(n.children[0]).transition))
 	case t == SingleNoPayload12:
 		d := dist(0)
 		w.writeByte(byte(t)<<4 | byte(d>>8&0xF))
 		w.writeByte(byte(d))
-		w.writeByte(byte(w.nodes[n.children[0]].transition))
+		w.writeByte(byte(w.node(n.children[0]).transition))
 	case t == Single8 || t == Single16:
 		w.writeByte(byte(t)<<4 | flags)
-		w.writeByte(byte(w.nodes[n.children[0]].transition))
+		w.writeByte(byte(w.node(n.children[0]).transition))
 		w.writeUint(dist(0), pointerBits[t]/8)
 	case t.IsSparse():
 		w.writeByte(byte(t)<<4 | flags)
 		w.writeByte(byte(c))
 		for _, ci := range n.children {
-			w.writeByte(byte(w.nodes[ci].transition))
+			w.writeByte(byte(w.node(ci).transition))
 		}
 		if t == Sparse12 {
 			w.write12(c, dist)
@@ -545,14 +588,14 @@ func (w *Writer) serialize(n *wnode, pos int64) {
 		}
 	default: // dense
 		w.writeByte(byte(t)<<4 | flags)
-		lo := int(w.nodes[n.children[0]].transition)
-		hi := int(w.nodes[n.children[c-1]].transition)
+		lo := int(w.node(n.children[0]).transition)
+		hi := int(w.node(n.children[c-1]).transition)
 		w.writeByte(byte(lo))
 		w.writeByte(byte(hi - lo))
 		slots := hi - lo + 1
 		k := 0
 		slot := func(s int) uint64 {
-			if k < c && int(w.nodes[n.children[k]].transition) == lo+s {
+			if k < c && int(w.node(n.children[k]).transition) == lo+s {
 				k++
 				return dist(k - 1)
 			}
@@ -607,7 +650,7 @@ func (w *Writer) Complete() (int64, error) {
 			return 0, err
 		}
 	}
-	r := &w.nodes[root]
+	r := w.node(root)
 	actual := w.recalcTotalSize(root, w.pos)
 	left := w.bytesLeftInPage()
 	if actual > left {
