@@ -143,13 +143,14 @@ fuzz-smoke:
 checksum-pair:
 	cd perf/checksum_pair && ./run.sh $(ARGS)
 
-## lint: gofmt and go vet (the main build and beam/)
+## lint: gofmt and go vet (the main build and the modules of its own: beam/, export/parquetcheck, perf/flush_pebble)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(MAIN_ENV) $(GO) vet $(TAGFLAG) $(PKG)
 	cd beam && CGO_ENABLED=0 $(GO) vet ./...
 	cd export/parquetcheck && $(GO) vet ./...
+	cd perf/flush_pebble && $(GO) vet ./...
 
 ## lint-purego: go vet of the pure-Go build, when the main build is cgo's
 lint-purego:
