@@ -36,6 +36,7 @@ import (
 	"github.com/castable-db/castable/memtable"
 	"github.com/castable-db/castable/sstables"
 	_ "github.com/castable-db/castable/sstables/formats"
+	"github.com/castable-db/castable/sstables/version"
 	"github.com/cockroachdb/pebble/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/sstable"
 	"github.com/cockroachdb/pebble/vfs"
@@ -44,7 +45,7 @@ import (
 func main() {
 	rows := flag.Int64("rows", 1_000_000, "rows (partitions of small-part, rows of the large partition)")
 	dataset := flag.String("dataset", "small-part", "perf_fast_forward dataset")
-	formats := flag.String("formats", "nb,mc,oa,da", "castable versions to flush, comma-separated")
+	formats := flag.String("formats", defaultFormats(), "castable versions to flush, comma-separated (default: the default version, then the newest of each family each release writes)")
 	codec := flag.String("codec", "lz4", "castable's Data.db compression")
 	pebbleCodec := flag.String("pebble-codec", "snappy", "pebble's block compression: snappy, zstd or none")
 	jobs := flag.Int("jobs", 0, "castable's compression workers (0: all cores)")
@@ -55,6 +56,30 @@ func main() {
 		fmt.Fprintln(os.Stderr, "flush_pebble:", err)
 		os.Exit(1)
 	}
+}
+
+// defaultFormats names the versions flushed when -formats is not given,
+// derived from the version table: castable's default, then the newest
+// version of each family each release writes (3.11's big, 5.0's big and
+// BTI).
+func defaultFormats() string {
+	names := []string{version.Default}
+	seen := map[string]bool{version.Default: true}
+	for _, rel := range version.Releases() {
+		for _, fam := range []version.Family{version.Big, version.BTI} {
+			vs := version.Select(func(v version.Version) bool {
+				return v.Family() == fam && v.Writable() && v.WrittenBy(rel) && !v.Scylla()
+			})
+			if len(vs) == 0 {
+				continue
+			}
+			if n := vs[len(vs)-1].String(); !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	return strings.Join(names, ",")
 }
 
 // sample is one measured write.
