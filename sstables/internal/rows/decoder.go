@@ -3,6 +3,7 @@ package rows
 import (
 	"fmt"
 
+	"github.com/castable-db/castable/internal/vint"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
@@ -33,6 +34,10 @@ type Decoder struct {
 	// (sstables.ReaderOptions.MaxValueSize); 0 means no bound beyond the
 	// bytes left.
 	maxValue int64
+	// inPlace is the window readRowInPlace asks the stream for
+	// (inPlaceWindow; tests vary it, 0 copies every row as the fallback
+	// does).
+	inPlace int
 
 	body, staticBody []byte
 	clust            []byte
@@ -57,6 +62,7 @@ func NewDecoder(v version.Version, h *Header, static, regular []*schema.Column, 
 	return &Decoder{
 		v:          v,
 		maxValue:   maxValue,
+		inPlace:    inPlaceWindow,
 		enc:        h.Stats,
 		nClust:     len(h.ClusteringTypes),
 		clustFixed: ClusteringFixed(h.ClusteringTypes),
@@ -184,6 +190,11 @@ func resetRow(r *mutation.Row) {
 
 // readUnfiltered reads the next row or marker of the partition, or its end.
 func (d *Decoder) readUnfiltered(row *mutation.Row, m *mutation.RangeTombstoneMarker) (unfilteredKind, error) {
+	if d.inPlace > 0 {
+		if ok, err := d.readRowInPlace(row); ok {
+			return gotRow, err
+		}
+	}
 	at := d.st.pos
 	flags, err := d.st.Byte()
 	if err != nil {
@@ -214,6 +225,59 @@ func (d *Decoder) readUnfiltered(row *mutation.Row, m *mutation.RangeTombstoneMa
 	}
 	resetRow(row)
 	return gotRow, d.readRow(at, flags, ext, false, row, &d.body)
+}
+
+// inPlaceWindow is how many buffered bytes readRowInPlace asks the stream
+// for: rows up to about this size are decoded where they lie.
+const inPlaceWindow = 4 << 10
+
+// readRowInPlace decodes the next unfiltered when it is a row lying wholly
+// in the stream's buffer, aliasing the buffer instead of copying the row
+// into the decoder's (the row stays valid until the next read, as a
+// copied one does). It reports false, having consumed nothing, for
+// anything else — a marker, the partition's end, a row that does not fit,
+// damage of any kind — which readUnfiltered then reads (and reports) the
+// copying way. Both ways share the body decoder (decodeRowBody) and give
+// the same row.
+func (d *Decoder) readRowInPlace(row *mutation.Row) (bool, error) {
+	win := d.st.window(d.inPlace)
+	if len(win) < 2 {
+		return false, nil
+	}
+	flags := win[0]
+	if flags&(flagEndOfPartition|flagIsMarker) != 0 {
+		return false, nil
+	}
+	off := 1
+	var ext byte
+	if flags&flagExtension != 0 {
+		ext = win[1]
+		if ext&extIsStatic != 0 {
+			return false, nil
+		}
+		off = 2
+	}
+	clust, k, err := sstables.DecodeClusteringValues(win[off:], row.Clustering, d.nClust, d.clustFixed, int(d.maxValue))
+	if err != nil {
+		return false, nil
+	}
+	off += k
+	size, k := vint.Decode(win[off:])
+	if k == 0 || size > uint64(len(win)-off-k) || (d.maxValue > 0 && size > uint64(d.maxValue)) {
+		return false, nil
+	}
+	off += k
+	at := d.st.pos
+	resetRow(row)
+	row.Clustering = clust
+	body := win[off : off+int(size) : off+int(size)]
+	if err := d.decodeRowBody(at, flags, ext, &d.regular, row, SliceReader{B: body}); err != nil {
+		return true, err
+	}
+	d.lastStart = at
+	d.st.consume(off + int(size))
+	d.lastSize = int64(off) + int64(size)
+	return true, nil
 }
 
 // readUnfilteredSkipping is readUnfiltered for a seek to the inclusive
@@ -407,6 +471,16 @@ func (d *Decoder) readRowBody(at int64, flags, ext byte, isStatic bool, row *mut
 	if err != nil {
 		return d.wrap(at, err)
 	}
+	if err := d.decodeRowBody(at, flags, ext, cols, row, r); err != nil {
+		return err
+	}
+	d.lastSize = d.st.pos - at
+	return nil
+}
+
+// decodeRowBody decodes a row body (what follows its size) from r into
+// row; the values alias r's bytes.
+func (d *Decoder) decodeRowBody(at int64, flags, ext byte, cols *columnList, row *mutation.Row, r SliceReader) error {
 	d.lastPrevSize, _ = r.UVint()
 	if flags&flagHasTimestamp != 0 {
 		ts, _ := r.UVint()
@@ -436,7 +510,6 @@ func (d *Decoder) readRowBody(at int64, flags, ext byte, isStatic bool, row *mut
 	if r.Remaining() != 0 {
 		return d.fail(at, "row size %d but its content ends after %d bytes", len(r.B), r.Off)
 	}
-	d.lastSize = d.st.pos - at
 	return nil
 }
 

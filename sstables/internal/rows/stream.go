@@ -152,6 +152,24 @@ func (s *Stream) Length() (int, error) {
 	return int(v), nil
 }
 
+// window returns the buffered unread bytes after topping them up to at
+// least n (fewer at the end of the stream, or when the source fails: the
+// failure is then reported by the read that needs the missing bytes). The
+// bytes stay valid until the next read that refills the buffer; consume
+// marks how many of them were used.
+func (s *Stream) window(n int) []byte {
+	if s.w-s.r < n && int64(s.w-s.r) < s.Left() && s.err == nil {
+		s.fill(min(n, len(s.buf), int(min(s.Left(), int64(len(s.buf))))))
+	}
+	return s.buf[s.r:s.w]
+}
+
+// consume skips n bytes of the window (n <= its length).
+func (s *Stream) consume(n int) {
+	s.r += n
+	s.pos += int64(n)
+}
+
 // ReadInto appends the next n bytes to dst.
 func (s *Stream) ReadInto(dst []byte, n int) ([]byte, error) {
 	if int64(n) > s.Left() {
