@@ -33,6 +33,7 @@ type RowMerger struct {
 	rules Rules
 	now   int64
 
+	vs    []*Row // Merge's versions without the nil ones
 	cells []Cell
 	cds   []ComplexDeletion
 	pos   []int // per version: index of its next cell
@@ -49,18 +50,25 @@ func NewRowMerger(t *schema.Table, rules Rules, nowInSec int64) *RowMerger {
 // Merge merges versions (nil entries are skipped; at least one is not)
 // under active into dst and reports whether dst holds anything.
 func (m *RowMerger) Merge(dst *Row, versions []*Row, active DeletionTime) (bool, error) {
-	n, last := 0, -1
-	for i, v := range versions {
+	m.vs = m.vs[:0]
+	for _, v := range versions {
 		if v != nil {
-			n++
-			last = i
+			m.vs = append(m.vs, v)
 		}
 	}
-	if n == 0 {
+	return m.MergeVersions(dst, m.vs, active)
+}
+
+// MergeVersions is Merge of versions without nil entries, in the order
+// Merge would see them (the version written last last). versions must not
+// be m's own slice of a previous call.
+func (m *RowMerger) MergeVersions(dst *Row, versions []*Row, active DeletionTime) (bool, error) {
+	if len(versions) == 0 {
 		return false, nil
 	}
-	if n == 1 && active.IsLive() {
-		v := versions[last]
+	last := versions[len(versions)-1]
+	if len(versions) == 1 && active.IsLive() {
+		v := last
 		*dst = *v
 		if hasLiveComplexDeletion(v.ComplexDeletions) {
 			m.cds = m.cds[:0]
@@ -78,9 +86,6 @@ func (m *RowMerger) Merge(dst *Row, versions []*Row, active DeletionTime) (bool,
 	del, shadowable := Live, false
 	scylla := Live
 	for _, v := range versions {
-		if v == nil {
-			continue
-		}
 		if v.Liveness.Supersedes(liveness) {
 			liveness = v.Liveness
 		}
@@ -123,7 +128,7 @@ func (m *RowMerger) Merge(dst *Row, versions []*Row, active DeletionTime) (bool,
 			return false, err
 		}
 	}
-	*dst = Row{Clustering: versions[last].Clustering, Liveness: liveness, Deletion: del, DeletionShadowable: shadowable && !del.IsLive(),
+	*dst = Row{Clustering: last.Clustering, Liveness: liveness, Deletion: del, DeletionShadowable: shadowable && !del.IsLive(),
 		ShadowableDeletion: scylla, Cells: m.cells, ComplexDeletions: m.cds}
 	if len(dst.ComplexDeletions) == 0 {
 		dst.ComplexDeletions = nil
@@ -150,9 +155,6 @@ func (m *RowMerger) nextColumn(versions []*Row) *schema.Column {
 		}
 	}
 	for i, v := range versions {
-		if v == nil {
-			continue
-		}
 		if m.pos[i] < len(v.Cells) {
 			pick(v.Cells[m.pos[i]].Column)
 		}
@@ -167,7 +169,7 @@ func (m *RowMerger) mergeSimple(versions []*Row, col *schema.Column, active Dele
 	var merged Cell
 	have := false
 	for i, v := range versions {
-		if v == nil || m.pos[i] >= len(v.Cells) || compareColumns(v.Cells[m.pos[i]].Column, col) != 0 {
+		if m.pos[i] >= len(v.Cells) || compareColumns(v.Cells[m.pos[i]].Column, col) != 0 {
 			continue
 		}
 		c := &v.Cells[m.pos[i]]
@@ -194,7 +196,7 @@ func (m *RowMerger) mergeSimple(versions []*Row, col *schema.Column, active Dele
 func (m *RowMerger) mergeComplex(versions []*Row, col *schema.Column, active DeletionTime) error {
 	cd := Live
 	for i, v := range versions {
-		if v == nil || m.cdPos[i] >= len(v.ComplexDeletions) || compareColumns(v.ComplexDeletions[m.cdPos[i]].Column, col) != 0 {
+		if m.cdPos[i] >= len(v.ComplexDeletions) || compareColumns(v.ComplexDeletions[m.cdPos[i]].Column, col) != 0 {
 			continue
 		}
 		cd = MaxDeletion(cd, v.ComplexDeletions[m.cdPos[i]].Deletion)
@@ -210,7 +212,7 @@ func (m *RowMerger) mergeComplex(versions []*Row, col *schema.Column, active Del
 		var path []byte
 		found := false
 		for i, v := range versions {
-			if v == nil || m.pos[i] >= len(v.Cells) || compareColumns(v.Cells[m.pos[i]].Column, col) != 0 {
+			if m.pos[i] >= len(v.Cells) || compareColumns(v.Cells[m.pos[i]].Column, col) != 0 {
 				continue
 			}
 			p := v.Cells[m.pos[i]].Path
@@ -224,7 +226,7 @@ func (m *RowMerger) mergeComplex(versions []*Row, col *schema.Column, active Del
 		var merged Cell
 		have := false
 		for i, v := range versions {
-			if v == nil || m.pos[i] >= len(v.Cells) {
+			if m.pos[i] >= len(v.Cells) {
 				continue
 			}
 			c := &v.Cells[m.pos[i]]

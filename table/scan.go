@@ -57,6 +57,10 @@ type Scanner struct {
 	// pending unfiltereds: they move on at the next call.
 	order []*input
 	taken int
+	// groupIn and group: the inputs at the smallest position in source
+	// order, and their rows.
+	groupIn []*input
+	group   []*mutation.Row
 	// simple merges by nextSimple, the reference the ordered merge is
 	// checked against.
 	simple bool
@@ -375,11 +379,19 @@ func (sc *Scanner) Next() (*mutation.Row, *mutation.RangeTombstoneMarker, error)
 		sc.taken = n
 		minIn := sc.order[0]
 		if minIn.row != nil {
-			clear(sc.versions)
-			for _, in := range sc.order[:n] {
-				sc.versions[in.idx] = in.row
+			// The versions in the order of their sources.
+			gi := append(sc.groupIn[:0], sc.order[:n]...)
+			for i := 1; i < len(gi); i++ {
+				for j := i; j > 0 && gi[j-1].idx > gi[j].idx; j-- {
+					gi[j], gi[j-1] = gi[j-1], gi[j]
+				}
 			}
-			ok, err := sc.merger.Merge(&sc.row, sc.versions, sc.activeDeletion())
+			g := sc.group[:0]
+			for _, in := range gi {
+				g = append(g, in.row)
+			}
+			sc.groupIn, sc.group = gi, g
+			ok, err := sc.merger.MergeVersions(&sc.row, g, sc.activeDeletion())
 			if err != nil {
 				return nil, nil, sc.fail(fmt.Errorf("partition %s: row %s: %w", mutation.FormatKey(sc.t, sc.part.Key), mutation.FormatClustering(sc.t, minIn.row.Clustering), err))
 			}
