@@ -103,6 +103,9 @@ type Options struct {
 	// nextGeneration, set by Service, gives each output its generation
 	// (and tracks it in the service's transaction) instead of Generation.
 	nextGeneration func(sstables.Format) (int, error)
+	// copyAll purges every row through a copy, the reference the purge's
+	// fast path (Purger.keepsAll) is checked against.
+	copyAll bool
 }
 
 // Result is what a compaction did.
@@ -167,7 +170,7 @@ func Compact(ctx context.Context, inputs []sstables.Reader, t *schema.Table, opt
 	if grace < 0 {
 		grace = t.Options.GCGrace()
 	}
-	purger := &Purger{NowInSec: nowInSec, GCBefore: nowInSec - grace, Disabled: opts.NoPurge}
+	purger := &Purger{NowInSec: nowInSec, GCBefore: nowInSec - grace, Disabled: opts.NoPurge, copyAll: opts.copyAll}
 	repaired := true
 	for _, r := range inputs {
 		if r.Statistics().Stats.RepairedAt == 0 {
@@ -591,7 +594,9 @@ func (rt *router) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (er
 }
 
 // nextPurged returns the next merged unfiltered that survives the purge
-// (a copy in row or marker), nil, nil at the partition's end.
+// (the merged row itself when the purge leaves it alone, else a copy in
+// row or marker), nil, nil at the partition's end; it is valid until the
+// next call.
 func nextPurged(sc *table.Scanner, p *Purger, row *mutation.Row, marker *mutation.RangeTombstoneMarker) (*mutation.Row, *mutation.RangeTombstoneMarker, error) {
 	for {
 		r, m, err := sc.Next()
@@ -599,6 +604,14 @@ func nextPurged(sc *table.Scanner, p *Purger, row *mutation.Row, marker *mutatio
 			return nil, nil, err
 		}
 		if r != nil {
+			// Most rows have nothing to purge: they are written as the
+			// merge left them, valid until the next sc.Next.
+			if !p.copyAll && p.keepsAll(r) {
+				if !r.IsEmpty() {
+					return r, nil, nil
+				}
+				continue
+			}
 			cells := row.Cells[:0]
 			*row = *r
 			row.Cells = append(cells, r.Cells...)
