@@ -44,6 +44,24 @@ func (t *Type) Compare(a, b []byte) int {
 	return c
 }
 
+// Compare classes: kinds whose compareBase is compareSigned, or
+// bytes.Compare, for the callers that order many values of one type
+// (Table.CompareClustering).
+const (
+	compareOther uint8 = iota
+	compareAsSigned
+	compareAsBytes
+)
+
+// compareClasses maps every kind to its compare class (256 entries: a Kind
+// indexes it without a bounds check).
+var compareClasses = [256]uint8{
+	KindInt: compareAsSigned, KindBigint: compareAsSigned, KindSmallint: compareAsSigned, KindTinyint: compareAsSigned,
+	KindTimestamp: compareAsSigned, KindTime: compareAsSigned, kindFieldPath: compareAsSigned,
+	KindAscii: compareAsBytes, KindText: compareAsBytes, KindBlob: compareAsBytes, KindInet: compareAsBytes,
+	KindDate: compareAsBytes, KindDuration: compareAsBytes, KindCounter: compareAsBytes, KindEmpty: compareAsBytes,
+}
+
 func (t *Type) compareBase(a, b []byte) int {
 	switch t.Kind {
 	case KindInt, KindBigint, KindSmallint, KindTinyint, KindTimestamp, KindTime:
