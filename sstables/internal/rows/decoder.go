@@ -38,6 +38,8 @@ type Decoder struct {
 	// (inPlaceWindow; tests vary it, 0 copies every row as the fallback
 	// does).
 	inPlace int
+	// simpleBodies turns decodeSimpleBody on (tests turn it off).
+	simpleBodies bool
 
 	body, staticBody []byte
 	clust            []byte
@@ -60,14 +62,15 @@ type Decoder struct {
 // 0 means no bound beyond the bytes left.
 func NewDecoder(v version.Version, h *Header, static, regular []*schema.Column, nTableStatic, nTableRegular int, maxValue int64) *Decoder {
 	return &Decoder{
-		v:          v,
-		maxValue:   maxValue,
-		inPlace:    inPlaceWindow,
-		enc:        h.Stats,
-		nClust:     len(h.ClusteringTypes),
-		clustFixed: ClusteringFixed(h.ClusteringTypes),
-		static:     newColumnList(static, nTableStatic),
-		regular:    newColumnList(regular, nTableRegular),
+		v:            v,
+		maxValue:     maxValue,
+		inPlace:      inPlaceWindow,
+		simpleBodies: true,
+		enc:          h.Stats,
+		nClust:       len(h.ClusteringTypes),
+		clustFixed:   ClusteringFixed(h.ClusteringTypes),
+		static:       newColumnList(static, nTableStatic),
+		regular:      newColumnList(regular, nTableRegular),
 	}
 }
 
@@ -481,6 +484,9 @@ func (d *Decoder) readRowBody(at int64, flags, ext byte, isStatic bool, row *mut
 // decodeRowBody decodes a row body (what follows its size) from r into
 // row; the values alias r's bytes.
 func (d *Decoder) decodeRowBody(at int64, flags, ext byte, cols *columnList, row *mutation.Row, r SliceReader) error {
+	if ext == 0 && d.simpleBodies && d.decodeSimpleBody(flags, cols, row, r.B[r.Off:]) {
+		return nil
+	}
 	d.lastPrevSize, _ = r.UVint()
 	if flags&flagHasTimestamp != 0 {
 		ts, _ := r.UVint()
@@ -511,6 +517,129 @@ func (d *Decoder) decodeRowBody(at int64, flags, ext byte, cols *columnList, row
 		return d.fail(at, "row size %d but its content ends after %d bytes", len(r.B), r.Off)
 	}
 	return nil
+}
+
+// decodeSimpleBody is decodeRowBody for the common row — no extended
+// flags, no row or complex deletion, only simple columns in the header,
+// fewer than 64 of them — in one loop over b without the sticky-error
+// reader. It decodes exactly what decodeRowBody would, or reports false
+// having changed nothing decodeRowBody does not set again: for any other
+// row and for anything it does not find well-formed, which decodeRowBody
+// then decodes or reports.
+func (d *Decoder) decodeSimpleBody(flags byte, cols *columnList, row *mutation.Row, b []byte) bool {
+	n := len(cols.cols)
+	if cols.hasComplex || n >= largeSubsetThreshold || flags&(flagHasDeletion|flagHasComplexDeletion) != 0 {
+		return false
+	}
+	prevSize, k := vint.Decode(b)
+	if k == 0 {
+		return false
+	}
+	off := k
+	if flags&flagHasTimestamp != 0 {
+		ts, k := vint.Decode(b[off:])
+		if k == 0 {
+			return false
+		}
+		off += k
+		row.Liveness = mutation.LivenessInfo{Timestamp: d.enc.Timestamp(ts), TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime}
+		if flags&flagHasTTL != 0 {
+			ttl, k := vint.Decode(b[off:])
+			if k == 0 {
+				return false
+			}
+			off += k
+			ldt, k := vint.Decode(b[off:])
+			if k == 0 {
+				return false
+			}
+			off += k
+			row.Liveness.TTL = d.enc.TTL(ttl)
+			row.Liveness.LocalExpirationTime = d.enc.LocalDeletionTime(ldt)
+		}
+	} else if flags&flagHasTTL != 0 {
+		return false
+	}
+	var missing uint64
+	if flags&flagHasAllColumns == 0 {
+		if missing, k = vint.Decode(b[off:]); k == 0 || missing>>uint(n) != 0 {
+			return false
+		}
+		off += k
+	}
+	lv := row.Liveness
+	cells := row.Cells
+	for i := range cols.cols {
+		if missing&(1<<uint(i)) != 0 {
+			continue
+		}
+		info := &cols.cols[i]
+		if off >= len(b) {
+			return false
+		}
+		cf := b[off]
+		off++
+		if cf&^(cellIsDeleted|cellIsExpiring|cellHasEmptyValue|cellUseRowTimestamp|cellUseRowTTL) != 0 {
+			return false
+		}
+		c := mutation.Cell{Column: info.col, TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime}
+		if cf&cellUseRowTimestamp != 0 {
+			c.Timestamp = lv.Timestamp
+		} else {
+			ts, k := vint.Decode(b[off:])
+			if k == 0 {
+				return false
+			}
+			off += k
+			c.Timestamp = d.enc.Timestamp(ts)
+		}
+		if cf&cellUseRowTTL != 0 {
+			c.LocalDeletionTime, c.TTL = lv.LocalExpirationTime, lv.TTL
+		} else {
+			if cf&(cellIsDeleted|cellIsExpiring) != 0 {
+				ldt, k := vint.Decode(b[off:])
+				if k == 0 {
+					return false
+				}
+				off += k
+				c.LocalDeletionTime = d.enc.LocalDeletionTime(ldt)
+			}
+			if cf&cellIsExpiring != 0 {
+				ttl, k := vint.Decode(b[off:])
+				if k == 0 {
+					return false
+				}
+				off += k
+				c.TTL = d.enc.TTL(ttl)
+			}
+		}
+		switch l := info.fixed; {
+		case cf&cellHasEmptyValue != 0:
+			c.Value = EmptyValue
+		case l > 0:
+			if l > len(b)-off {
+				return false
+			}
+			c.Value = b[off : off+l : off+l]
+			off += l
+		default:
+			u, k := vint.Decode(b[off:])
+			if k == 0 || u > uint64(len(b)-off-k) {
+				return false
+			}
+			off += k
+			l = int(u)
+			c.Value = b[off : off+l : off+l]
+			off += l
+		}
+		cells = append(cells, c)
+	}
+	if off != len(b) {
+		return false
+	}
+	row.Cells = cells
+	d.lastPrevSize = prevSize
+	return true
 }
 
 // readColumns reads the column subset and the column data of a row body.

@@ -22,8 +22,9 @@ import (
 // workloadData serializes a seeded random workload (every column type,
 // statics, TTLs, counters or not, every kind of deletion) through one
 // memtable into Data.db bytes of version v, and returns them with the
-// table and the serialization header.
-func workloadData(t *testing.T, seed uint64, counters bool, v version.Version) ([]byte, *schema.Table, *Header) {
+// table and the serialization header. simpleOnly leaves the complex
+// columns out of the header and the rows.
+func workloadData(t *testing.T, seed uint64, counters, simpleOnly bool, v version.Version) ([]byte, *schema.Table, *Header, [2][]*schema.Column) {
 	t.Helper()
 	now := time.Unix(1_750_000_000, 0)
 	w := workload.Generate("ks", workload.Options{Seed: seed, Statements: 400, Partitions: 12, Clusterings: 30, Counters: counters})
@@ -43,12 +44,19 @@ func workloadData(t *testing.T, seed uint64, counters bool, v version.Version) (
 		}
 	}
 	fr := mt.Freeze()
-	h := sstables.NewSerializationHeader(tab, EncodingStats{MinTimestamp: 1_600_000_000_000_000, MinLocalDeletionTime: 1_600_000_000}, tab.Static, tab.Regular)
+	static, regular := tab.Static, tab.Regular
+	if simpleOnly {
+		static, regular = simpleColumns(static), simpleColumns(regular)
+	}
+	h := sstables.NewSerializationHeader(tab, EncodingStats{MinTimestamp: 1_600_000_000_000_000, MinLocalDeletionTime: 1_600_000_000}, static, regular)
 	coll := NewCollector(tab, h.ClusteringTypes, CollectorOptions{WholePrefix: true, DropTime: func(int64) {}})
 	var sink memSink
-	ser := NewSerializer(tab, h, tab.Static, tab.Regular, SerializerOptions{Version: v, BlockSize: 1024, Sink: &sink, Collector: coll})
+	ser := NewSerializer(tab, h, static, regular, SerializerOptions{Version: v, BlockSize: 1024, Sink: &sink, Collector: coll})
 	for i := 0; i < int(fr.Len()); i++ {
 		p := fr.Partition(i)
+		if simpleOnly {
+			p = dropComplex(p)
+		}
 		if err := ser.StartPartition(p.Key, p.Deletion, &p.Static); err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +81,42 @@ func workloadData(t *testing.T, seed uint64, counters bool, v version.Version) (
 	if err := ser.flush(); err != nil {
 		t.Fatal(err)
 	}
-	return sink.Bytes(), tab, h
+	return sink.Bytes(), tab, h, [2][]*schema.Column{static, regular}
+}
+
+func simpleColumns(cols []*schema.Column) []*schema.Column {
+	var out []*schema.Column
+	for _, c := range cols {
+		if !c.Type.IsComplex() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// dropComplex returns a copy of p without its complex columns' data, and
+// without the rows left empty.
+func dropComplex(p *mutation.Partition) *mutation.Partition {
+	q := *p
+	strip := func(r mutation.Row) mutation.Row {
+		r.ComplexDeletions = nil
+		var cells []mutation.Cell
+		for _, c := range r.Cells {
+			if !c.Column.Type.IsComplex() {
+				cells = append(cells, c)
+			}
+		}
+		r.Cells = cells
+		return r
+	}
+	q.Static = strip(p.Static)
+	q.Rows = nil
+	for _, r := range p.Rows {
+		if r = strip(r); !r.IsEmpty() {
+			q.Rows = append(q.Rows, r)
+		}
+	}
+	return &q
 }
 
 // choppyReader returns at most a few bytes per Read.
@@ -87,11 +130,12 @@ func (c *choppyReader) Read(p []byte) (int, error) {
 }
 
 // decodeDump decodes every partition of data with in-place decoding given
-// by window (0: every row copied, the fallback path) and returns a dump of
-// everything decoded — values, spans, and the first error.
-func decodeDump(tab *schema.Table, h *Header, v version.Version, data []byte, window int, choppy *rand.Rand) string {
-	dec := NewDecoder(v, h, tab.Static, tab.Regular, len(tab.Static), len(tab.Regular), 0)
-	dec.inPlace = window
+// by window (0: every row copied, the fallback path) and the simple-body
+// decoder or not, and returns a dump of everything decoded — values,
+// spans, and the first error.
+func decodeDump(tab *schema.Table, h *Header, cols [2][]*schema.Column, v version.Version, data []byte, window int, simple bool, choppy *rand.Rand) string {
+	dec := NewDecoder(v, h, cols[0], cols[1], len(tab.Static), len(tab.Regular), 0)
+	dec.inPlace, dec.simpleBodies = window, simple
 	var src io.Reader = bytes.NewReader(data)
 	if choppy != nil {
 		src = &choppyReader{src, choppy}
@@ -143,9 +187,10 @@ func dumpRow(r *mutation.Row) string {
 
 // TestInPlaceRowsMatchCopied decodes random workloads' Data.db with rows
 // decoded in place (in windows of every size, through reads of a few
-// bytes that cut rows anywhere) and with every row copied, and requires
-// the same rows, markers and spans; then flips bytes and requires the
-// same rows up to the same error.
+// bytes that cut rows anywhere) or copied, with the simple-body decoder or
+// not, and requires what the general decoding of copied rows gives: the
+// same rows, markers and spans; then flips bytes and requires the same
+// rows up to the same error.
 func TestInPlaceRowsMatchCopied(t *testing.T) {
 	seeds := 8
 	if testing.Short() {
@@ -153,20 +198,23 @@ func TestInPlaceRowsMatchCopied(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		for _, vs := range []string{"nb", "oa"} {
+
 			v, err := version.Parse(vs)
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, tab, h := workloadData(t, seed, seed%3 == 0, v)
-			want := decodeDump(tab, h, v, data, 0, nil)
+			data, tab, h, cols := workloadData(t, seed, seed%3 == 0, seed%2 == 0, v)
+			want := decodeDump(tab, h, cols, v, data, 0, false, nil)
 			if strings.Contains(want, "error") {
 				t.Fatalf("seed %d %s: the copied decoding fails:\n%s", seed, vs, want)
 			}
 			rnd := rand.New(rand.NewPCG(seed, 7))
-			for _, window := range []int{inPlaceWindow, 1, 2, 7, 30, 100, 1000} {
-				for _, choppy := range []*rand.Rand{nil, rnd} {
-					if got := decodeDump(tab, h, v, data, window, choppy); got != want {
-						t.Fatalf("seed %d %s window %d choppy %v: %s", seed, vs, window, choppy != nil, firstDiffLine(got, want))
+			for _, window := range []int{inPlaceWindow, 0, 1, 2, 7, 30, 100, 1000} {
+				for _, simple := range []bool{true, false} {
+					for _, choppy := range []*rand.Rand{nil, rnd} {
+						if got := decodeDump(tab, h, cols, v, data, window, simple, choppy); got != want {
+							t.Fatalf("seed %d %s window %d simple %v choppy %v: %s", seed, vs, window, simple, choppy != nil, firstDiffLine(got, want))
+						}
 					}
 				}
 			}
@@ -175,9 +223,11 @@ func TestInPlaceRowsMatchCopied(t *testing.T) {
 			for i := 0; i < 200; i++ {
 				bad := bytes.Clone(data)
 				bad[rnd.IntN(len(bad))] ^= byte(1 + rnd.IntN(255))
-				want := decodeDump(tab, h, v, bad, 0, nil)
-				if got := decodeDump(tab, h, v, bad, inPlaceWindow, nil); got != want {
-					t.Fatalf("seed %d %s damaged: %s", seed, vs, firstDiffLine(got, want))
+				want := decodeDump(tab, h, cols, v, bad, 0, false, nil)
+				for _, simple := range []bool{true, false} {
+					if got := decodeDump(tab, h, cols, v, bad, inPlaceWindow, simple, nil); got != want {
+						t.Fatalf("seed %d %s damaged (simple %v): %s", seed, vs, simple, firstDiffLine(got, want))
+					}
 				}
 			}
 		}
