@@ -33,18 +33,21 @@ type RowMerger struct {
 	rules Rules
 	now   int64
 
-	vs    []*Row // Merge's versions without the nil ones
-	cells []Cell
-	cds   []ComplexDeletion
-	pos   []int // per version: index of its next cell
-	cdPos []int // per version: index of its next complex deletion
+	vs []*Row // Merge's versions without the nil ones
+	// twoWay lets MergeVersions merge two versions by mergeTwoSimple
+	// (tests turn it off).
+	twoWay bool
+	cells  []Cell
+	cds    []ComplexDeletion
+	pos    []int // per version: index of its next cell
+	cdPos  []int // per version: index of its next complex deletion
 }
 
 // NewRowMerger returns a merger for the rows of t under rules, nowInSec
 // being the merge time (Rules3 decide with it whether an expiring cell is
 // still live).
 func NewRowMerger(t *schema.Table, rules Rules, nowInSec int64) *RowMerger {
-	return &RowMerger{t: t, rules: rules, now: nowInSec}
+	return &RowMerger{t: t, rules: rules, now: nowInSec, twoWay: true}
 }
 
 // Merge merges versions (nil entries are skipped; at least one is not)
@@ -111,9 +114,16 @@ func (m *RowMerger) MergeVersions(dst *Row, versions []*Row, active DeletionTime
 	}
 
 	m.cells, m.cds = m.cells[:0], m.cds[:0]
+	done := false
+	if len(versions) == 2 && m.twoWay {
+		var err error
+		if done, err = m.mergeTwoSimple(versions[0], versions[1], active); err != nil {
+			return false, err
+		}
+	}
 	m.pos = resizeInts(m.pos, len(versions))
 	m.cdPos = resizeInts(m.cdPos, len(versions))
-	for {
+	for !done {
 		col := m.nextColumn(versions)
 		if col == nil {
 			break
@@ -134,6 +144,70 @@ func (m *RowMerger) MergeVersions(dst *Row, versions []*Row, active DeletionTime
 		dst.ComplexDeletions = nil
 	}
 	return !dst.IsEmpty(), nil
+}
+
+// mergeTwoSimple is the column loop of MergeVersions for two versions of
+// simple columns only and without complex deletions: one pass over both
+// cell lists, taking the smaller column's cell, or both cells of a column
+// reconciled (a's first, as mergeSimple takes them), each unless active
+// deletes it. It reports false, with m.cells emptied again, when a version
+// has a complex deletion or a cell of a complex column: the general loop
+// then merges them.
+func (m *RowMerger) mergeTwoSimple(a, b *Row, active DeletionTime) (bool, error) {
+	if len(a.ComplexDeletions) != 0 || len(b.ComplexDeletions) != 0 {
+		return false, nil
+	}
+	i, j := 0, 0
+	for i < len(a.Cells) || j < len(b.Cells) {
+		var ca, cb *Cell
+		switch {
+		case j == len(b.Cells):
+			ca = &a.Cells[i]
+		case i == len(a.Cells):
+			cb = &b.Cells[j]
+		default:
+			ca, cb = &a.Cells[i], &b.Cells[j]
+			switch c := compareColumns(ca.Column, cb.Column); {
+			case c < 0:
+				cb = nil
+			case c > 0:
+				ca = nil
+			}
+		}
+		if ca != nil {
+			if ca.Column.Type.IsComplex() {
+				m.cells = m.cells[:0]
+				return false, nil
+			}
+			i++
+			if active.DeletesCell(ca) {
+				ca = nil
+			}
+		}
+		if cb != nil {
+			if cb.Column.Type.IsComplex() {
+				m.cells = m.cells[:0]
+				return false, nil
+			}
+			j++
+			if active.DeletesCell(cb) {
+				cb = nil
+			}
+		}
+		switch {
+		case ca != nil && cb != nil:
+			r, err := m.rules.Reconcile(ca, cb, m.now)
+			if err != nil {
+				return false, fmt.Errorf("column %s: %w", ca.Column.Name, err)
+			}
+			m.cells = append(m.cells, r)
+		case ca != nil:
+			m.cells = append(m.cells, *ca)
+		case cb != nil:
+			m.cells = append(m.cells, *cb)
+		}
+	}
+	return true, nil
 }
 
 func resizeInts(s []int, n int) []int {
