@@ -528,6 +528,7 @@ func (rt *router) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (er
 			rt.abort(true)
 		}
 	}()
+	var part mutation.Partition // outside the loop: the writer's interface call makes it escape
 	var static mutation.Row
 	var row mutation.Row
 	var marker mutation.RangeTombstoneMarker
@@ -543,7 +544,7 @@ func (rt *router) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (er
 			return err
 		}
 		p.StartPartition(overlap.maxPurgeable(head))
-		part := *head
+		part = *head
 		part.Deletion = p.PartitionDeletion(head.Deletion)
 		static = head.Static
 		static.Cells = append(row.Cells[:0:0], head.Static.Cells...)
