@@ -73,7 +73,7 @@ func (m *RowMerger) MergeVersions(dst *Row, versions []*Row, active DeletionTime
 	if len(versions) == 1 && active.IsLive() {
 		v := last
 		*dst = *v
-		if hasLiveComplexDeletion(v.ComplexDeletions) {
+		if !PassesAlone(v, active) {
 			m.cds = m.cds[:0]
 			for _, cd := range v.ComplexDeletions {
 				if !cd.Deletion.IsLive() {
@@ -325,6 +325,15 @@ func (m *RowMerger) mergeComplex(versions []*Row, col *schema.Column, active Del
 			m.cells = append(m.cells, merged)
 		}
 	}
+}
+
+// PassesAlone reports that MergeVersions of v alone under active would
+// give v itself, unchanged: active is live (Cassandra's merge then returns
+// the one version as it is) and v has none of the live complex deletions
+// a reader keeps for present-but-empty complex columns, which the merge
+// drops. A caller may then take v for the merged row without the copy.
+func PassesAlone(v *Row, active DeletionTime) bool {
+	return active.IsLive() && !hasLiveComplexDeletion(v.ComplexDeletions)
 }
 
 func hasLiveComplexDeletion(cds []ComplexDeletion) bool {

@@ -378,6 +378,17 @@ func (sc *Scanner) Next() (*mutation.Row, *mutation.RangeTombstoneMarker, error)
 		}
 		sc.taken = n
 		minIn := sc.order[0]
+		if n == 1 && minIn.row != nil {
+			// One version that nothing shadows: the merge would copy it
+			// unchanged (it is valid until the next call as a merged row
+			// is).
+			if active := sc.activeDeletion(); mutation.PassesAlone(minIn.row, active) {
+				if minIn.row.IsEmpty() {
+					continue
+				}
+				return minIn.row, nil, nil
+			}
+		}
 		if minIn.row != nil {
 			// The versions in the order of their sources.
 			gi := append(sc.groupIn[:0], sc.order[:n]...)
