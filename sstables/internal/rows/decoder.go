@@ -24,10 +24,14 @@ const (
 // until the next unfiltered is read; the static row has buffers of its own
 // and stays valid until the next partition.
 type Decoder struct {
-	v               version.Version
-	enc             EncodingStats
-	nClust          int
-	clustFixed      []int
+	v          version.Version
+	enc        EncodingStats
+	nClust     int
+	clustFixed []int
+	// fixedClust is the length of a row's clustering values when every
+	// clustering type has a fixed length and one header covers them all
+	// (1 to 32 of them), else 0.
+	fixedClust      int
 	static, regular columnList
 	st              *Stream
 	// maxValue bounds a row or marker body and a clustering value
@@ -61,7 +65,7 @@ type Decoder struct {
 // marker body and a clustering value (sstables.ReaderOptions.MaxValueSize);
 // 0 means no bound beyond the bytes left.
 func NewDecoder(v version.Version, h *Header, static, regular []*schema.Column, nTableStatic, nTableRegular int, maxValue int64) *Decoder {
-	return &Decoder{
+	d := &Decoder{
 		v:            v,
 		maxValue:     maxValue,
 		inPlace:      inPlaceWindow,
@@ -72,6 +76,16 @@ func NewDecoder(v version.Version, h *Header, static, regular []*schema.Column, 
 		static:       newColumnList(static, nTableStatic),
 		regular:      newColumnList(regular, nTableRegular),
 	}
+	if n := len(d.clustFixed); n >= 1 && n <= clusteringBlockSize {
+		for _, l := range d.clustFixed {
+			if l == 0 {
+				d.fixedClust = 0
+				break
+			}
+			d.fixedClust += l
+		}
+	}
+	return d
 }
 
 // decodeError is a decoding problem at an absolute Data.db offset; the
@@ -260,11 +274,25 @@ func (d *Decoder) readRowInPlace(row *mutation.Row) (bool, error) {
 		}
 		off = 2
 	}
-	clust, k, err := sstables.DecodeClusteringValues(win[off:], row.Clustering, d.nClust, d.clustFixed, int(d.maxValue))
-	if err != nil {
-		return false, nil
+	var clust mutation.Clustering
+	if fl := d.fixedClust; fl > 0 && len(win)-off > fl && win[off] == 0 {
+		// Fixed-length values only, none null or empty (a zero header):
+		// what DecodeClusteringValues gives, without its per-value checks.
+		clust = row.Clustering[:0]
+		p := off + 1
+		for _, l := range d.clustFixed {
+			clust = append(clust, win[p:p+l:p+l])
+			p += l
+		}
+		off = p
+	} else {
+		var k int
+		var err error
+		if clust, k, err = sstables.DecodeClusteringValues(win[off:], row.Clustering, d.nClust, d.clustFixed, int(d.maxValue)); err != nil {
+			return false, nil
+		}
+		off += k
 	}
-	off += k
 	size, k := vint.Decode(win[off:])
 	if k == 0 || size > uint64(len(win)-off-k) || (d.maxValue > 0 && size > uint64(d.maxValue)) {
 		return false, nil

@@ -28,13 +28,17 @@ func workloadData(t *testing.T, seed uint64, counters, simpleOnly bool, v versio
 	t.Helper()
 	now := time.Unix(1_750_000_000, 0)
 	w := workload.Generate("ks", workload.Options{Seed: seed, Statements: 400, Partitions: 12, Clusterings: 30, Counters: counters})
-	sch, err := cql.ParseSchema(w.Schema())
+	schemaCQL, stmts := w.Schema(), w.Statements
+	if seed%4 == 1 {
+		schemaCQL, stmts = fixedClusteringWorkload(seed)
+	}
+	sch, err := cql.ParseSchema(schemaCQL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tab := sch.Table("ks.t")
 	mt := memtable.New(tab, memtable.Options{Now: func() time.Time { return now }})
-	ms, err := cql.NewBuilder(sch, cql.Options{Now: now}).Exec(strings.Join(w.Statements, ";\n") + ";")
+	ms, err := cql.NewBuilder(sch, cql.Options{Now: now}).Exec(strings.Join(stmts, ";\n") + ";")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +86,40 @@ func workloadData(t *testing.T, seed uint64, counters, simpleOnly bool, v versio
 		t.Fatal(err)
 	}
 	return sink.Bytes(), tab, h, [2][]*schema.Column{static, regular}
+}
+
+// fixedClusteringWorkload is a random workload over a table whose
+// clustering columns all have fixed lengths (int, bigint descending):
+// inserts with and without TTLs, updates, cell, row and range deletions.
+func fixedClusteringWorkload(seed uint64) (string, []string) {
+	r := rand.New(rand.NewPCG(seed, 11))
+	schemaCQL := "CREATE TABLE ks.t (pk int, c1 int, c2 bigint, a text, b int, s int static, PRIMARY KEY (pk, c1, c2)) WITH CLUSTERING ORDER BY (c1 ASC, c2 DESC);"
+	var stmts []string
+	ts := int64(1_700_000_000_000_000)
+	for i := 0; i < 400; i++ {
+		ts += int64(r.IntN(3))
+		pk, c1, c2 := r.IntN(8), r.IntN(20)-10, r.Int64N(1<<40)-1<<39
+		if r.IntN(3) == 0 {
+			c2 = int64(r.IntN(3))
+		}
+		switch r.IntN(10) {
+		case 0:
+			stmts = append(stmts, fmt.Sprintf("DELETE FROM ks.t USING TIMESTAMP %d WHERE pk = %d AND c1 = %d AND c2 = %d", ts, pk, c1, c2))
+		case 1:
+			stmts = append(stmts, fmt.Sprintf("DELETE FROM ks.t USING TIMESTAMP %d WHERE pk = %d AND c1 > %d AND c1 <= %d", ts, pk, c1, c1+1+r.IntN(5)))
+		case 2:
+			stmts = append(stmts, fmt.Sprintf("DELETE a FROM ks.t USING TIMESTAMP %d WHERE pk = %d AND c1 = %d AND c2 = %d", ts, pk, c1, c2))
+		case 3:
+			stmts = append(stmts, fmt.Sprintf("UPDATE ks.t USING TIMESTAMP %d AND TTL %d SET b = %d, s = %d WHERE pk = %d AND c1 = %d AND c2 = %d", ts, 100+r.IntN(1000), r.IntN(100), r.IntN(9), pk, c1, c2))
+		default:
+			ttl := ""
+			if r.IntN(3) == 0 {
+				ttl = fmt.Sprintf(" AND TTL %d", 100+r.IntN(1000))
+			}
+			stmts = append(stmts, fmt.Sprintf("INSERT INTO ks.t (pk, c1, c2, a, b) VALUES (%d, %d, %d, '%s', %d) USING TIMESTAMP %d%s", pk, c1, c2, strings.Repeat("x", r.IntN(50)), r.IntN(1000), ts, ttl))
+		}
+	}
+	return schemaCQL, stmts
 }
 
 func simpleColumns(cols []*schema.Column) []*schema.Column {
