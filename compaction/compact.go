@@ -530,6 +530,7 @@ func (rt *router) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (er
 	}()
 	var part mutation.Partition // outside the loop: the writer's interface call makes it escape
 	var static mutation.Row
+	var staticCells []mutation.Cell // the static row's cells, purged in a buffer of its own
 	var row mutation.Row
 	var marker mutation.RangeTombstoneMarker
 	for {
@@ -547,7 +548,8 @@ func (rt *router) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (er
 		part = *head
 		part.Deletion = p.PartitionDeletion(head.Deletion)
 		static = head.Static
-		static.Cells = append(row.Cells[:0:0], head.Static.Cells...)
+		static.Cells = append(staticCells[:0], head.Static.Cells...)
+		staticCells = static.Cells
 		if !static.IsEmpty() && !p.Row(&static) {
 			static = mutation.NewRow(nil)
 		}
