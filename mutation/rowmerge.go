@@ -138,8 +138,11 @@ func (m *RowMerger) MergeVersions(dst *Row, versions []*Row, active DeletionTime
 			return false, err
 		}
 	}
-	*dst = Row{Clustering: last.Clustering, Liveness: liveness, Deletion: del, DeletionShadowable: shadowable && !del.IsLive(),
-		ShadowableDeletion: scylla, Cells: m.cells, ComplexDeletions: m.cds}
+	// Field by field: a Row literal is built aside and copied, which
+	// costs more than the merge of a small row.
+	dst.Clustering, dst.Liveness = last.Clustering, liveness
+	dst.Deletion, dst.DeletionShadowable, dst.ShadowableDeletion = del, shadowable && !del.IsLive(), scylla
+	dst.Cells, dst.ComplexDeletions = m.cells, m.cds
 	if len(dst.ComplexDeletions) == 0 {
 		dst.ComplexDeletions = nil
 	}
