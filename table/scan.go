@@ -210,6 +210,17 @@ func (sc *Scanner) NextPartition() (*mutation.Partition, error) {
 		if err := sc.pull(in); err != nil {
 			return nil, sc.fail(err)
 		}
+	}
+	sc.sortOrder()
+	sc.started, sc.nexted = true, false
+	return &sc.part, nil
+}
+
+// sortOrder rebuilds sc.order from the inputs of cur with a pending
+// unfiltered, by its position.
+func (sc *Scanner) sortOrder() {
+	sc.order, sc.taken = sc.order[:0], 0
+	for _, in := range sc.cur {
 		if !in.end {
 			sc.order = append(sc.order, in)
 		}
@@ -217,8 +228,6 @@ func (sc *Scanner) NextPartition() (*mutation.Partition, error) {
 	for i := len(sc.order) - 1; i >= 0; i-- {
 		sc.place(i)
 	}
-	sc.started, sc.nexted = true, false
-	return &sc.part, nil
 }
 
 // SeekClustering skips, in every input holding the current partition, the
@@ -264,6 +273,9 @@ func (sc *Scanner) SeekClustering(ck mutation.Clustering) error {
 			return sc.fail(err)
 		}
 	}
+	// The seeks changed pending positions: the ordered merge's order
+	// follows them.
+	sc.sortOrder()
 	return nil
 }
 
