@@ -244,8 +244,10 @@ func (d *Decoder) readUnfiltered(row *mutation.Row, m *mutation.RangeTombstoneMa
 	return gotRow, d.readRow(at, flags, ext, false, row, &d.body)
 }
 
-// inPlaceWindow is how many buffered bytes readRowInPlace asks the stream
-// for: rows up to about this size are decoded where they lie.
+// inPlaceWindow is how many of the buffered bytes readRowInPlace looks at
+// (the stream's buffer holds the rest of the current chunk after any
+// read): rows up to about this size that lie in it are decoded where they
+// lie.
 const inPlaceWindow = 4 << 10
 
 // readRowInPlace decodes the next unfiltered when it is a row lying wholly
