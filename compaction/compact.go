@@ -103,6 +103,9 @@ type Options struct {
 	// nextGeneration, set by Service, gives each output its generation
 	// (and tracks it in the service's transaction) instead of Generation.
 	nextGeneration func(sstables.Format) (int, error)
+	// copyAll purges every row through a copy, the reference the purge's
+	// fast path (Purger.keepsAll) is checked against.
+	copyAll bool
 }
 
 // Result is what a compaction did.
@@ -167,7 +170,7 @@ func Compact(ctx context.Context, inputs []sstables.Reader, t *schema.Table, opt
 	if grace < 0 {
 		grace = t.Options.GCGrace()
 	}
-	purger := &Purger{NowInSec: nowInSec, GCBefore: nowInSec - grace, Disabled: opts.NoPurge}
+	purger := &Purger{NowInSec: nowInSec, GCBefore: nowInSec - grace, Disabled: opts.NoPurge, copyAll: opts.copyAll}
 	repaired := true
 	for _, r := range inputs {
 		if r.Statistics().Stats.RepairedAt == 0 {
@@ -525,7 +528,9 @@ func (rt *router) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (er
 			rt.abort(true)
 		}
 	}()
+	var part mutation.Partition // outside the loop: the writer's interface call makes it escape
 	var static mutation.Row
+	var staticCells []mutation.Cell // the static row's cells, purged in a buffer of its own
 	var row mutation.Row
 	var marker mutation.RangeTombstoneMarker
 	for {
@@ -540,10 +545,11 @@ func (rt *router) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (er
 			return err
 		}
 		p.StartPartition(overlap.maxPurgeable(head))
-		part := *head
+		part = *head
 		part.Deletion = p.PartitionDeletion(head.Deletion)
 		static = head.Static
-		static.Cells = append(row.Cells[:0:0], head.Static.Cells...)
+		static.Cells = append(staticCells[:0], head.Static.Cells...)
+		staticCells = static.Cells
 		if !static.IsEmpty() && !p.Row(&static) {
 			static = mutation.NewRow(nil)
 		}
@@ -591,7 +597,9 @@ func (rt *router) run(sc *table.Scanner, p *Purger, overlap *overlapChecker) (er
 }
 
 // nextPurged returns the next merged unfiltered that survives the purge
-// (a copy in row or marker), nil, nil at the partition's end.
+// (the merged row itself when the purge leaves it alone, else a copy in
+// row or marker), nil, nil at the partition's end; it is valid until the
+// next call.
 func nextPurged(sc *table.Scanner, p *Purger, row *mutation.Row, marker *mutation.RangeTombstoneMarker) (*mutation.Row, *mutation.RangeTombstoneMarker, error) {
 	for {
 		r, m, err := sc.Next()
@@ -599,6 +607,14 @@ func nextPurged(sc *table.Scanner, p *Purger, row *mutation.Row, marker *mutatio
 			return nil, nil, err
 		}
 		if r != nil {
+			// Most rows have nothing to purge: they are written as the
+			// merge left them, valid until the next sc.Next.
+			if !p.copyAll && p.keepsAll(r) {
+				if !r.IsEmpty() {
+					return r, nil, nil
+				}
+				continue
+			}
 			cells := row.Cells[:0]
 			*row = *r
 			row.Cells = append(cells, r.Cells...)

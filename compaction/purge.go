@@ -41,6 +41,9 @@ type Purger struct {
 	// maxPurgeable is the current partition's bound: tombstones at or
 	// after it may shadow data outside the compaction.
 	maxPurgeable int64
+	// copyAll makes nextPurged copy and purge every row, not only those
+	// keepsAll cannot vouch for (the reference for tests).
+	copyAll bool
 }
 
 // StartPartition sets the current partition's purge bound: timestamps
@@ -119,6 +122,29 @@ func (p *Purger) Row(r *mutation.Row) bool {
 	}
 	r.Cells = cells
 	return !r.IsEmpty()
+}
+
+// keepsAll reports, without looking at the purge bounds, that Row would
+// leave r exactly as it is: purging is off, or r holds no deletion of any
+// kind and nothing expired (every liveness and cell live at NowInSec). It
+// may say false of a row Row leaves alone; nextPurged then copies the row
+// and purges it as it did before.
+func (p *Purger) keepsAll(r *mutation.Row) bool {
+	if p.Disabled {
+		return true
+	}
+	if !r.Deletion.IsLive() || !r.ShadowableDeletion.IsLive() || len(r.ComplexDeletions) != 0 {
+		return false
+	}
+	if l := r.Liveness; !l.IsEmpty() && !l.IsLive(p.NowInSec) {
+		return false
+	}
+	for i := range r.Cells {
+		if !r.Cells[i].IsLiveAt(p.NowInSec) {
+			return false
+		}
+	}
+	return true
 }
 
 // Marker purges a range tombstone marker: nil when it goes, the marker

@@ -33,36 +33,47 @@ type RowMerger struct {
 	rules Rules
 	now   int64
 
-	cells []Cell
-	cds   []ComplexDeletion
-	pos   []int // per version: index of its next cell
-	cdPos []int // per version: index of its next complex deletion
+	vs []*Row // Merge's versions without the nil ones
+	// twoWay lets MergeVersions merge two versions by mergeTwoSimple
+	// (tests turn it off).
+	twoWay bool
+	cells  []Cell
+	cds    []ComplexDeletion
+	pos    []int // per version: index of its next cell
+	cdPos  []int // per version: index of its next complex deletion
 }
 
 // NewRowMerger returns a merger for the rows of t under rules, nowInSec
 // being the merge time (Rules3 decide with it whether an expiring cell is
 // still live).
 func NewRowMerger(t *schema.Table, rules Rules, nowInSec int64) *RowMerger {
-	return &RowMerger{t: t, rules: rules, now: nowInSec}
+	return &RowMerger{t: t, rules: rules, now: nowInSec, twoWay: true}
 }
 
 // Merge merges versions (nil entries are skipped; at least one is not)
 // under active into dst and reports whether dst holds anything.
 func (m *RowMerger) Merge(dst *Row, versions []*Row, active DeletionTime) (bool, error) {
-	n, last := 0, -1
-	for i, v := range versions {
+	m.vs = m.vs[:0]
+	for _, v := range versions {
 		if v != nil {
-			n++
-			last = i
+			m.vs = append(m.vs, v)
 		}
 	}
-	if n == 0 {
+	return m.MergeVersions(dst, m.vs, active)
+}
+
+// MergeVersions is Merge of versions without nil entries, in the order
+// Merge would see them (the version written last last). versions must not
+// be m's own slice of a previous call.
+func (m *RowMerger) MergeVersions(dst *Row, versions []*Row, active DeletionTime) (bool, error) {
+	if len(versions) == 0 {
 		return false, nil
 	}
-	if n == 1 && active.IsLive() {
-		v := versions[last]
+	last := versions[len(versions)-1]
+	if len(versions) == 1 && active.IsLive() {
+		v := last
 		*dst = *v
-		if hasLiveComplexDeletion(v.ComplexDeletions) {
+		if !PassesAlone(v, active) {
 			m.cds = m.cds[:0]
 			for _, cd := range v.ComplexDeletions {
 				if !cd.Deletion.IsLive() {
@@ -78,9 +89,6 @@ func (m *RowMerger) Merge(dst *Row, versions []*Row, active DeletionTime) (bool,
 	del, shadowable := Live, false
 	scylla := Live
 	for _, v := range versions {
-		if v == nil {
-			continue
-		}
 		if v.Liveness.Supersedes(liveness) {
 			liveness = v.Liveness
 		}
@@ -106,9 +114,16 @@ func (m *RowMerger) Merge(dst *Row, versions []*Row, active DeletionTime) (bool,
 	}
 
 	m.cells, m.cds = m.cells[:0], m.cds[:0]
+	done := false
+	if len(versions) == 2 && m.twoWay {
+		var err error
+		if done, err = m.mergeTwoSimple(versions[0], versions[1], active); err != nil {
+			return false, err
+		}
+	}
 	m.pos = resizeInts(m.pos, len(versions))
 	m.cdPos = resizeInts(m.cdPos, len(versions))
-	for {
+	for !done {
 		col := m.nextColumn(versions)
 		if col == nil {
 			break
@@ -123,12 +138,79 @@ func (m *RowMerger) Merge(dst *Row, versions []*Row, active DeletionTime) (bool,
 			return false, err
 		}
 	}
-	*dst = Row{Clustering: versions[last].Clustering, Liveness: liveness, Deletion: del, DeletionShadowable: shadowable && !del.IsLive(),
-		ShadowableDeletion: scylla, Cells: m.cells, ComplexDeletions: m.cds}
+	// Field by field: a Row literal is built aside and copied, which
+	// costs more than the merge of a small row.
+	dst.Clustering, dst.Liveness = last.Clustering, liveness
+	dst.Deletion, dst.DeletionShadowable, dst.ShadowableDeletion = del, shadowable && !del.IsLive(), scylla
+	dst.Cells, dst.ComplexDeletions = m.cells, m.cds
 	if len(dst.ComplexDeletions) == 0 {
 		dst.ComplexDeletions = nil
 	}
 	return !dst.IsEmpty(), nil
+}
+
+// mergeTwoSimple is the column loop of MergeVersions for two versions of
+// simple columns only and without complex deletions: one pass over both
+// cell lists, taking the smaller column's cell, or both cells of a column
+// reconciled (a's first, as mergeSimple takes them), each unless active
+// deletes it. It reports false, with m.cells emptied again, when a version
+// has a complex deletion or a cell of a complex column: the general loop
+// then merges them.
+func (m *RowMerger) mergeTwoSimple(a, b *Row, active DeletionTime) (bool, error) {
+	if len(a.ComplexDeletions) != 0 || len(b.ComplexDeletions) != 0 {
+		return false, nil
+	}
+	i, j := 0, 0
+	for i < len(a.Cells) || j < len(b.Cells) {
+		var ca, cb *Cell
+		switch {
+		case j == len(b.Cells):
+			ca = &a.Cells[i]
+		case i == len(a.Cells):
+			cb = &b.Cells[j]
+		default:
+			ca, cb = &a.Cells[i], &b.Cells[j]
+			switch c := compareColumns(ca.Column, cb.Column); {
+			case c < 0:
+				cb = nil
+			case c > 0:
+				ca = nil
+			}
+		}
+		if ca != nil {
+			if ca.Column.Type.IsComplex() {
+				m.cells = m.cells[:0]
+				return false, nil
+			}
+			i++
+			if active.DeletesCell(ca) {
+				ca = nil
+			}
+		}
+		if cb != nil {
+			if cb.Column.Type.IsComplex() {
+				m.cells = m.cells[:0]
+				return false, nil
+			}
+			j++
+			if active.DeletesCell(cb) {
+				cb = nil
+			}
+		}
+		switch {
+		case ca != nil && cb != nil:
+			r, err := m.rules.Reconcile(ca, cb, m.now)
+			if err != nil {
+				return false, fmt.Errorf("column %s: %w", ca.Column.Name, err)
+			}
+			m.cells = append(m.cells, r)
+		case ca != nil:
+			m.cells = append(m.cells, *ca)
+		case cb != nil:
+			m.cells = append(m.cells, *cb)
+		}
+	}
+	return true, nil
 }
 
 func resizeInts(s []int, n int) []int {
@@ -150,9 +232,6 @@ func (m *RowMerger) nextColumn(versions []*Row) *schema.Column {
 		}
 	}
 	for i, v := range versions {
-		if v == nil {
-			continue
-		}
 		if m.pos[i] < len(v.Cells) {
 			pick(v.Cells[m.pos[i]].Column)
 		}
@@ -167,7 +246,7 @@ func (m *RowMerger) mergeSimple(versions []*Row, col *schema.Column, active Dele
 	var merged Cell
 	have := false
 	for i, v := range versions {
-		if v == nil || m.pos[i] >= len(v.Cells) || compareColumns(v.Cells[m.pos[i]].Column, col) != 0 {
+		if m.pos[i] >= len(v.Cells) || compareColumns(v.Cells[m.pos[i]].Column, col) != 0 {
 			continue
 		}
 		c := &v.Cells[m.pos[i]]
@@ -194,7 +273,7 @@ func (m *RowMerger) mergeSimple(versions []*Row, col *schema.Column, active Dele
 func (m *RowMerger) mergeComplex(versions []*Row, col *schema.Column, active DeletionTime) error {
 	cd := Live
 	for i, v := range versions {
-		if v == nil || m.cdPos[i] >= len(v.ComplexDeletions) || compareColumns(v.ComplexDeletions[m.cdPos[i]].Column, col) != 0 {
+		if m.cdPos[i] >= len(v.ComplexDeletions) || compareColumns(v.ComplexDeletions[m.cdPos[i]].Column, col) != 0 {
 			continue
 		}
 		cd = MaxDeletion(cd, v.ComplexDeletions[m.cdPos[i]].Deletion)
@@ -210,7 +289,7 @@ func (m *RowMerger) mergeComplex(versions []*Row, col *schema.Column, active Del
 		var path []byte
 		found := false
 		for i, v := range versions {
-			if v == nil || m.pos[i] >= len(v.Cells) || compareColumns(v.Cells[m.pos[i]].Column, col) != 0 {
+			if m.pos[i] >= len(v.Cells) || compareColumns(v.Cells[m.pos[i]].Column, col) != 0 {
 				continue
 			}
 			p := v.Cells[m.pos[i]].Path
@@ -224,7 +303,7 @@ func (m *RowMerger) mergeComplex(versions []*Row, col *schema.Column, active Del
 		var merged Cell
 		have := false
 		for i, v := range versions {
-			if v == nil || m.pos[i] >= len(v.Cells) {
+			if m.pos[i] >= len(v.Cells) {
 				continue
 			}
 			c := &v.Cells[m.pos[i]]
@@ -249,6 +328,15 @@ func (m *RowMerger) mergeComplex(versions []*Row, col *schema.Column, active Del
 			m.cells = append(m.cells, merged)
 		}
 	}
+}
+
+// PassesAlone reports that MergeVersions of v alone under active would
+// give v itself, unchanged: active is live (Cassandra's merge then returns
+// the one version as it is) and v has none of the live complex deletions
+// a reader keeps for present-but-empty complex columns, which the merge
+// drops. A caller may then take v for the merged row without the copy.
+func PassesAlone(v *Row, active DeletionTime) bool {
+	return active.IsLive() && !hasLiveComplexDeletion(v.ComplexDeletions)
 }
 
 func hasLiveComplexDeletion(cds []ComplexDeletion) bool {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
 	"math/big"
@@ -41,6 +42,24 @@ func (t *Type) Compare(a, b []byte) int {
 		return -c
 	}
 	return c
+}
+
+// Compare classes: kinds whose compareBase is compareSigned, or
+// bytes.Compare, for the callers that order many values of one type
+// (Table.CompareClustering).
+const (
+	compareOther uint8 = iota
+	compareAsSigned
+	compareAsBytes
+)
+
+// compareClasses maps every kind to its compare class (256 entries: a Kind
+// indexes it without a bounds check).
+var compareClasses = [256]uint8{
+	KindInt: compareAsSigned, KindBigint: compareAsSigned, KindSmallint: compareAsSigned, KindTinyint: compareAsSigned,
+	KindTimestamp: compareAsSigned, KindTime: compareAsSigned, kindFieldPath: compareAsSigned,
+	KindAscii: compareAsBytes, KindText: compareAsBytes, KindBlob: compareAsBytes, KindInet: compareAsBytes,
+	KindDate: compareAsBytes, KindDuration: compareAsBytes, KindCounter: compareAsBytes, KindEmpty: compareAsBytes,
 }
 
 func (t *Type) compareBase(a, b []byte) int {
@@ -96,6 +115,21 @@ func compareEmpty(a, b []byte) (int, bool) {
 // compareSigned compares big-endian two's complement integers of the same
 // width: the first byte signed, the rest unsigned (Int32Type, LongType, ...).
 func compareSigned(a, b []byte) int {
+	// Of one width of 4 or 8 bytes (int, bigint, timestamp, time): as the
+	// integers they are, what compareSignedBytes gives.
+	if len(a) == len(b) {
+		switch len(a) {
+		case 4:
+			return cmp.Compare(int32(binary.BigEndian.Uint32(a)), int32(binary.BigEndian.Uint32(b)))
+		case 8:
+			return cmp.Compare(int64(binary.BigEndian.Uint64(a)), int64(binary.BigEndian.Uint64(b)))
+		}
+	}
+	return compareSignedBytes(a, b)
+}
+
+// compareSignedBytes is compareSigned byte by byte, for every width.
+func compareSignedBytes(a, b []byte) int {
 	if c, ok := compareEmpty(a, b); ok {
 		return c
 	}

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"sort"
@@ -412,7 +413,29 @@ func (t *Table) CompareClustering(a, b [][]byte) int {
 			}
 			return 1
 		}
-		if c := t.Clustering[i].Type.Compare(x, y); c != 0 {
+		// The common kinds without the calls of Type.Compare (the same
+		// order: compareBase's for the class).
+		typ := t.Clustering[i].Type
+		var c int
+		switch compareClasses[typ.Kind] {
+		case compareAsSigned:
+			switch {
+			case len(x) == 4 && len(y) == 4:
+				c = cmp.Compare(int32(binary.BigEndian.Uint32(x)), int32(binary.BigEndian.Uint32(y)))
+			case len(x) == 8 && len(y) == 8:
+				c = cmp.Compare(int64(binary.BigEndian.Uint64(x)), int64(binary.BigEndian.Uint64(y)))
+			default:
+				c = compareSignedBytes(x, y)
+			}
+		case compareAsBytes:
+			c = bytes.Compare(x, y)
+		default:
+			c = typ.compareBase(x, y)
+		}
+		if c != 0 {
+			if typ.Reversed {
+				return -c
+			}
 			return c
 		}
 	}

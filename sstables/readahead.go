@@ -3,6 +3,8 @@ package sstables
 import (
 	"runtime"
 	"sync"
+
+	"github.com/castable-db/castable/compress"
 )
 
 // readAhead loads the chunks after the one a DataStream is reading on a
@@ -45,6 +47,8 @@ func (r *DataReader) startReadAhead(from, depth int) *readAhead {
 
 func (ra *readAhead) run(i int) {
 	defer close(ra.done)
+	// The buffers share one decompressor: only this goroutine decodes.
+	var comp compress.Compressor
 	for ; i < ra.r.nchunks; i++ {
 		var c *chunkCache
 		select {
@@ -52,7 +56,11 @@ func (ra *readAhead) run(i int) {
 		case <-ra.stop:
 			return
 		}
+		if c.comp == nil {
+			c.comp = comp
+		}
 		err := ra.r.load(c, i)
+		comp = c.comp
 		select {
 		case ra.ready <- loadedChunk{c, err}:
 		case <-ra.stop:

@@ -33,8 +33,11 @@ type input struct {
 	end    bool
 	// open is the range deletion this source has open.
 	open mutation.DeletionTime
-	// consumed: the pending unfiltered went into the last merged output,
-	// whose values alias it; the input moves on at the next call.
+	// eqNext: the pending unfiltered is at the same position as that of
+	// the input after this one in Scanner.order.
+	eqNext bool
+	// consumed (the simple merge's): the pending unfiltered went into the
+	// last merged output; the input moves on at the next call.
 	consumed bool
 	name     string
 }
@@ -48,6 +51,19 @@ type Scanner struct {
 	inputs []*input
 	heap   inputHeap
 	cur    []*input // the inputs holding the current partition
+	// order holds the inputs of cur with a pending unfiltered, by its
+	// position (ties in any order, marked by eqNext); the first taken of
+	// them went into the last merged output, whose values alias their
+	// pending unfiltereds: they move on at the next call.
+	order []*input
+	taken int
+	// groupIn and group: the inputs at the smallest position in source
+	// order, and their rows.
+	groupIn []*input
+	group   []*mutation.Row
+	// simple merges by nextSimple, the reference the ordered merge is
+	// checked against.
+	simple bool
 	err    error
 
 	part     mutation.Partition
@@ -188,14 +204,30 @@ func (sc *Scanner) NextPartition() (*mutation.Partition, error) {
 		}
 	}
 	sc.merged = mutation.Live
+	sc.order, sc.taken = sc.order[:0], 0
 	for _, in := range sc.cur {
 		in.open, in.end, in.consumed = mutation.Live, false, false
 		if err := sc.pull(in); err != nil {
 			return nil, sc.fail(err)
 		}
 	}
+	sc.sortOrder()
 	sc.started, sc.nexted = true, false
 	return &sc.part, nil
+}
+
+// sortOrder rebuilds sc.order from the inputs of cur with a pending
+// unfiltered, by its position.
+func (sc *Scanner) sortOrder() {
+	sc.order, sc.taken = sc.order[:0], 0
+	for _, in := range sc.cur {
+		if !in.end {
+			sc.order = append(sc.order, in)
+		}
+	}
+	for i := len(sc.order) - 1; i >= 0; i-- {
+		sc.place(i)
+	}
 }
 
 // SeekClustering skips, in every input holding the current partition, the
@@ -241,6 +273,9 @@ func (sc *Scanner) SeekClustering(ck mutation.Clustering) error {
 			return sc.fail(err)
 		}
 	}
+	// The seeks changed pending positions: the ordered merge's order
+	// follows them.
+	sc.sortOrder()
 	return nil
 }
 
@@ -264,6 +299,49 @@ func (sc *Scanner) pull(in *input) error {
 	}
 	in.row, in.marker, in.consumed = r, m, false
 	in.end = r == nil && m == nil
+	return nil
+}
+
+// place moves order[i], whose pending unfiltered changed, to its place
+// among order[i+1:] (which is in order), comparing it with each input it
+// passes and with the one it stops before, and keeps eqNext right for it
+// and for the input now before it. The inputs before i are not looked at.
+func (sc *Scanner) place(i int) {
+	o := sc.order
+	in := o[i]
+	in.eqNext = false
+	for i+1 < len(o) {
+		c := comparePending(sc.t, in, o[i+1])
+		if c <= 0 {
+			in.eqNext = c == 0
+			break
+		}
+		o[i] = o[i+1] // its eqNext still tells about o[i+1] unless that is in
+		i++
+	}
+	o[i] = in
+	// The input before in, if in moved, sorts before it and already said
+	// so: it had eqNext set only if equal to the one after it, which in
+	// did not pass.
+}
+
+// advanceTaken moves the inputs whose unfiltereds the last output took
+// (the first sc.taken of sc.order) to their next ones, keeping sc.order
+// in order: each is pulled and placed among the ones after it, the last
+// taken first, so that what it is placed among is always in order.
+func (sc *Scanner) advanceTaken() error {
+	for i := sc.taken - 1; i >= 0; i-- {
+		in := sc.order[i]
+		if err := sc.pull(in); err != nil {
+			return err
+		}
+		if in.end {
+			sc.order = append(sc.order[:i], sc.order[i+1:]...)
+			continue
+		}
+		sc.place(i)
+	}
+	sc.taken = 0
 	return nil
 }
 
@@ -294,36 +372,49 @@ func (sc *Scanner) Next() (*mutation.Row, *mutation.RangeTombstoneMarker, error)
 		return nil, nil, sc.fail(errors.New("table: Next before NextPartition"))
 	}
 	sc.nexted = true
+	if sc.simple {
+		return sc.nextSimple()
+	}
 	for {
-		for _, in := range sc.cur {
-			if in.consumed {
-				if err := sc.pull(in); err != nil {
-					return nil, nil, sc.fail(err)
-				}
-			}
+		if err := sc.advanceTaken(); err != nil {
+			return nil, nil, sc.fail(err)
 		}
-		// The smallest pending position, and every input at it.
-		var minIn *input
-		for _, in := range sc.cur {
-			if in.end {
-				continue
-			}
-			if minIn == nil || comparePending(sc.t, in, minIn) < 0 {
-				minIn = in
-			}
-		}
-		if minIn == nil {
+		// The smallest pending position is order[0]'s, and the inputs
+		// equal to it follow it.
+		if len(sc.order) == 0 {
 			return nil, nil, nil
 		}
+		n := 1
+		for n < len(sc.order) && sc.order[n-1].eqNext {
+			n++
+		}
+		sc.taken = n
+		minIn := sc.order[0]
+		if n == 1 && minIn.row != nil {
+			// One version that nothing shadows: the merge would copy it
+			// unchanged (it is valid until the next call as a merged row
+			// is).
+			if active := sc.activeDeletion(); mutation.PassesAlone(minIn.row, active) {
+				if minIn.row.IsEmpty() {
+					continue
+				}
+				return minIn.row, nil, nil
+			}
+		}
 		if minIn.row != nil {
-			clear(sc.versions)
-			for _, in := range sc.cur {
-				if !in.end && in.row != nil && comparePending(sc.t, in, minIn) == 0 {
-					sc.versions[in.idx] = in.row
-					in.consumed = true
+			// The versions in the order of their sources.
+			gi := append(sc.groupIn[:0], sc.order[:n]...)
+			for i := 1; i < len(gi); i++ {
+				for j := i; j > 0 && gi[j-1].idx > gi[j].idx; j-- {
+					gi[j], gi[j-1] = gi[j-1], gi[j]
 				}
 			}
-			ok, err := sc.merger.Merge(&sc.row, sc.versions, sc.activeDeletion())
+			g := sc.group[:0]
+			for _, in := range gi {
+				g = append(g, in.row)
+			}
+			sc.groupIn, sc.group = gi, g
+			ok, err := sc.merger.MergeVersions(&sc.row, g, sc.activeDeletion())
 			if err != nil {
 				return nil, nil, sc.fail(fmt.Errorf("partition %s: row %s: %w", mutation.FormatKey(sc.t, sc.part.Key), mutation.FormatClustering(sc.t, minIn.row.Clustering), err))
 			}
@@ -333,53 +424,71 @@ func (sc *Scanner) Next() (*mutation.Row, *mutation.RangeTombstoneMarker, error)
 			continue
 		}
 		// Markers at one position: update each source's open deletion.
+		// (A row never ties with a marker: rows have every clustering
+		// component, markers at most as many, and at equal length a row's
+		// kind compares equal to no marker's.) The bound written is the
+		// last source's, as the merged row's clustering is.
 		var at *mutation.RangeTombstoneMarker
-		for _, in := range sc.cur {
-			if !in.end && in.marker != nil && comparePending(sc.t, in, minIn) == 0 {
-				at = in.marker
-				if in.marker.Kind.IsStart() {
-					in.open = in.marker.Open
-				} else {
-					in.open = mutation.Live
-				}
-				in.consumed = true
+		atIdx := -1
+		for _, in := range sc.order[:n] {
+			if in.idx > atIdx {
+				at, atIdx = in.marker, in.idx
 			}
+			in.takeMarker()
 		}
-		prev := sc.merged
-		sc.merged = mutation.Live
-		for _, in := range sc.cur {
-			if !in.open.IsLive() && in.open.Supersedes(sc.merged) {
-				sc.merged = in.open
-			}
+		if sc.mergeMarkers(at) {
+			return nil, &sc.marker, nil
 		}
-		if !sc.merged.Supersedes(sc.part.Deletion) {
-			sc.merged = mutation.Live
-		}
-		if prev == sc.merged {
-			continue
-		}
-		before := at.Kind.BeforeClustering()
-		m := mutation.RangeTombstoneMarker{Clustering: at.Clustering, Close: mutation.Live, Open: mutation.Live}
-		switch {
-		case prev.IsLive():
-			m.Kind, m.Open = mutation.ExclStartBound, sc.merged
-			if before {
-				m.Kind = mutation.InclStartBound
-			}
-		case sc.merged.IsLive():
-			m.Kind, m.Close = mutation.InclEndBound, prev
-			if before {
-				m.Kind = mutation.ExclEndBound
-			}
-		default:
-			m.Kind, m.Close, m.Open = mutation.InclEndExclStartBoundary, prev, sc.merged
-			if before {
-				m.Kind = mutation.ExclEndInclStartBoundary
-			}
-		}
-		sc.marker = m
-		return nil, &sc.marker, nil
 	}
+}
+
+// takeMarker updates in's open deletion past its pending marker.
+func (in *input) takeMarker() {
+	if in.marker.Kind.IsStart() {
+		in.open = in.marker.Open
+	} else {
+		in.open = mutation.Live
+	}
+}
+
+// mergeMarkers recomputes the merged open deletion after the markers at
+// at's position were taken (each input's open deletion updated) and
+// reports whether it changed; sc.marker is then the marker to return.
+func (sc *Scanner) mergeMarkers(at *mutation.RangeTombstoneMarker) bool {
+	prev := sc.merged
+	sc.merged = mutation.Live
+	for _, in := range sc.cur {
+		if !in.open.IsLive() && in.open.Supersedes(sc.merged) {
+			sc.merged = in.open
+		}
+	}
+	if !sc.merged.Supersedes(sc.part.Deletion) {
+		sc.merged = mutation.Live
+	}
+	if prev == sc.merged {
+		return false
+	}
+	before := at.Kind.BeforeClustering()
+	m := mutation.RangeTombstoneMarker{Clustering: at.Clustering, Close: mutation.Live, Open: mutation.Live}
+	switch {
+	case prev.IsLive():
+		m.Kind, m.Open = mutation.ExclStartBound, sc.merged
+		if before {
+			m.Kind = mutation.InclStartBound
+		}
+	case sc.merged.IsLive():
+		m.Kind, m.Close = mutation.InclEndBound, prev
+		if before {
+			m.Kind = mutation.ExclEndBound
+		}
+	default:
+		m.Kind, m.Close, m.Open = mutation.InclEndExclStartBoundary, prev, sc.merged
+		if before {
+			m.Kind = mutation.ExclEndInclStartBoundary
+		}
+	}
+	sc.marker = m
+	return true
 }
 
 // comparePending orders two inputs' pending unfiltereds by clustering

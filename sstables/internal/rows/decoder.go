@@ -3,6 +3,7 @@ package rows
 import (
 	"fmt"
 
+	"github.com/castable-db/castable/internal/vint"
 	"github.com/castable-db/castable/mutation"
 	"github.com/castable-db/castable/schema"
 	"github.com/castable-db/castable/sstables"
@@ -23,16 +24,26 @@ const (
 // until the next unfiltered is read; the static row has buffers of its own
 // and stays valid until the next partition.
 type Decoder struct {
-	v               version.Version
-	enc             EncodingStats
-	nClust          int
-	clustFixed      []int
+	v          version.Version
+	enc        EncodingStats
+	nClust     int
+	clustFixed []int
+	// fixedClust is the length of a row's clustering values when every
+	// clustering type has a fixed length and one header covers them all
+	// (1 to 32 of them), else 0.
+	fixedClust      int
 	static, regular columnList
 	st              *Stream
 	// maxValue bounds a row or marker body and a clustering value
 	// (sstables.ReaderOptions.MaxValueSize); 0 means no bound beyond the
 	// bytes left.
 	maxValue int64
+	// inPlace is the window readRowInPlace asks the stream for
+	// (inPlaceWindow; tests vary it, 0 copies every row as the fallback
+	// does).
+	inPlace int
+	// simpleBodies turns decodeSimpleBody on (tests turn it off).
+	simpleBodies bool
 
 	body, staticBody []byte
 	clust            []byte
@@ -54,15 +65,27 @@ type Decoder struct {
 // marker body and a clustering value (sstables.ReaderOptions.MaxValueSize);
 // 0 means no bound beyond the bytes left.
 func NewDecoder(v version.Version, h *Header, static, regular []*schema.Column, nTableStatic, nTableRegular int, maxValue int64) *Decoder {
-	return &Decoder{
-		v:          v,
-		maxValue:   maxValue,
-		enc:        h.Stats,
-		nClust:     len(h.ClusteringTypes),
-		clustFixed: ClusteringFixed(h.ClusteringTypes),
-		static:     newColumnList(static, nTableStatic),
-		regular:    newColumnList(regular, nTableRegular),
+	d := &Decoder{
+		v:            v,
+		maxValue:     maxValue,
+		inPlace:      inPlaceWindow,
+		simpleBodies: true,
+		enc:          h.Stats,
+		nClust:       len(h.ClusteringTypes),
+		clustFixed:   ClusteringFixed(h.ClusteringTypes),
+		static:       newColumnList(static, nTableStatic),
+		regular:      newColumnList(regular, nTableRegular),
 	}
+	if n := len(d.clustFixed); n >= 1 && n <= clusteringBlockSize {
+		for _, l := range d.clustFixed {
+			if l == 0 {
+				d.fixedClust = 0
+				break
+			}
+			d.fixedClust += l
+		}
+	}
+	return d
 }
 
 // decodeError is a decoding problem at an absolute Data.db offset; the
@@ -184,6 +207,11 @@ func resetRow(r *mutation.Row) {
 
 // readUnfiltered reads the next row or marker of the partition, or its end.
 func (d *Decoder) readUnfiltered(row *mutation.Row, m *mutation.RangeTombstoneMarker) (unfilteredKind, error) {
+	if d.inPlace > 0 {
+		if ok, err := d.readRowInPlace(row); ok {
+			return gotRow, err
+		}
+	}
 	at := d.st.pos
 	flags, err := d.st.Byte()
 	if err != nil {
@@ -214,6 +242,75 @@ func (d *Decoder) readUnfiltered(row *mutation.Row, m *mutation.RangeTombstoneMa
 	}
 	resetRow(row)
 	return gotRow, d.readRow(at, flags, ext, false, row, &d.body)
+}
+
+// inPlaceWindow is how many of the buffered bytes readRowInPlace looks at
+// (the stream's buffer holds the rest of the current chunk after any
+// read): rows up to about this size that lie in it are decoded where they
+// lie.
+const inPlaceWindow = 4 << 10
+
+// readRowInPlace decodes the next unfiltered when it is a row lying wholly
+// in the stream's buffer, aliasing the buffer instead of copying the row
+// into the decoder's (the row stays valid until the next read, as a
+// copied one does). It reports false, having consumed nothing, for
+// anything else — a marker, the partition's end, a row that does not fit,
+// damage of any kind — which readUnfiltered then reads (and reports) the
+// copying way. Both ways share the body decoder (decodeRowBody) and give
+// the same row.
+func (d *Decoder) readRowInPlace(row *mutation.Row) (bool, error) {
+	win := d.st.window(d.inPlace)
+	if len(win) < 2 {
+		return false, nil
+	}
+	flags := win[0]
+	if flags&(flagEndOfPartition|flagIsMarker) != 0 {
+		return false, nil
+	}
+	off := 1
+	var ext byte
+	if flags&flagExtension != 0 {
+		ext = win[1]
+		if ext&extIsStatic != 0 {
+			return false, nil
+		}
+		off = 2
+	}
+	var clust mutation.Clustering
+	if fl := d.fixedClust; fl > 0 && len(win)-off > fl && win[off] == 0 {
+		// Fixed-length values only, none null or empty (a zero header):
+		// what DecodeClusteringValues gives, without its per-value checks.
+		clust = row.Clustering[:0]
+		p := off + 1
+		for _, l := range d.clustFixed {
+			clust = append(clust, win[p:p+l:p+l])
+			p += l
+		}
+		off = p
+	} else {
+		var k int
+		var err error
+		if clust, k, err = sstables.DecodeClusteringValues(win[off:], row.Clustering, d.nClust, d.clustFixed, int(d.maxValue)); err != nil {
+			return false, nil
+		}
+		off += k
+	}
+	size, k := vint.Decode(win[off:])
+	if k == 0 || size > uint64(len(win)-off-k) || (d.maxValue > 0 && size > uint64(d.maxValue)) {
+		return false, nil
+	}
+	off += k
+	at := d.st.pos
+	resetRow(row)
+	row.Clustering = clust
+	body := win[off : off+int(size) : off+int(size)]
+	if err := d.decodeRowBody(at, flags, ext, &d.regular, row, SliceReader{B: body}); err != nil {
+		return true, err
+	}
+	d.lastStart = at
+	d.st.consume(off + int(size))
+	d.lastSize = int64(off) + int64(size)
+	return true, nil
 }
 
 // readUnfilteredSkipping is readUnfiltered for a seek to the inclusive
@@ -407,6 +504,19 @@ func (d *Decoder) readRowBody(at int64, flags, ext byte, isStatic bool, row *mut
 	if err != nil {
 		return d.wrap(at, err)
 	}
+	if err := d.decodeRowBody(at, flags, ext, cols, row, r); err != nil {
+		return err
+	}
+	d.lastSize = d.st.pos - at
+	return nil
+}
+
+// decodeRowBody decodes a row body (what follows its size) from r into
+// row; the values alias r's bytes.
+func (d *Decoder) decodeRowBody(at int64, flags, ext byte, cols *columnList, row *mutation.Row, r SliceReader) error {
+	if ext == 0 && d.simpleBodies && d.decodeSimpleBody(flags, cols, row, r.B[r.Off:]) {
+		return nil
+	}
 	d.lastPrevSize, _ = r.UVint()
 	if flags&flagHasTimestamp != 0 {
 		ts, _ := r.UVint()
@@ -436,8 +546,130 @@ func (d *Decoder) readRowBody(at int64, flags, ext byte, isStatic bool, row *mut
 	if r.Remaining() != 0 {
 		return d.fail(at, "row size %d but its content ends after %d bytes", len(r.B), r.Off)
 	}
-	d.lastSize = d.st.pos - at
 	return nil
+}
+
+// decodeSimpleBody is decodeRowBody for the common row — no extended
+// flags, no row or complex deletion, only simple columns in the header,
+// fewer than 64 of them — in one loop over b without the sticky-error
+// reader. It decodes exactly what decodeRowBody would, or reports false
+// having changed nothing decodeRowBody does not set again: for any other
+// row and for anything it does not find well-formed, which decodeRowBody
+// then decodes or reports.
+func (d *Decoder) decodeSimpleBody(flags byte, cols *columnList, row *mutation.Row, b []byte) bool {
+	n := len(cols.cols)
+	if cols.hasComplex || n >= largeSubsetThreshold || flags&(flagHasDeletion|flagHasComplexDeletion) != 0 {
+		return false
+	}
+	prevSize, k := vint.Decode(b)
+	if k == 0 {
+		return false
+	}
+	off := k
+	if flags&flagHasTimestamp != 0 {
+		ts, k := vint.Decode(b[off:])
+		if k == 0 {
+			return false
+		}
+		off += k
+		row.Liveness = mutation.LivenessInfo{Timestamp: d.enc.Timestamp(ts), TTL: mutation.NoTTL, LocalExpirationTime: mutation.NoDeletionTime}
+		if flags&flagHasTTL != 0 {
+			ttl, k := vint.Decode(b[off:])
+			if k == 0 {
+				return false
+			}
+			off += k
+			ldt, k := vint.Decode(b[off:])
+			if k == 0 {
+				return false
+			}
+			off += k
+			row.Liveness.TTL = d.enc.TTL(ttl)
+			row.Liveness.LocalExpirationTime = d.enc.LocalDeletionTime(ldt)
+		}
+	} else if flags&flagHasTTL != 0 {
+		return false
+	}
+	var missing uint64
+	if flags&flagHasAllColumns == 0 {
+		if missing, k = vint.Decode(b[off:]); k == 0 || missing>>uint(n) != 0 {
+			return false
+		}
+		off += k
+	}
+	lv := row.Liveness
+	cells := row.Cells
+	for i := range cols.cols {
+		if missing&(1<<uint(i)) != 0 {
+			continue
+		}
+		info := &cols.cols[i]
+		if off >= len(b) {
+			return false
+		}
+		cf := b[off]
+		off++
+		if cf&^(cellIsDeleted|cellIsExpiring|cellHasEmptyValue|cellUseRowTimestamp|cellUseRowTTL) != 0 {
+			return false
+		}
+		c := mutation.Cell{Column: info.col, TTL: mutation.NoTTL, LocalDeletionTime: mutation.NoDeletionTime}
+		if cf&cellUseRowTimestamp != 0 {
+			c.Timestamp = lv.Timestamp
+		} else {
+			ts, k := vint.Decode(b[off:])
+			if k == 0 {
+				return false
+			}
+			off += k
+			c.Timestamp = d.enc.Timestamp(ts)
+		}
+		if cf&cellUseRowTTL != 0 {
+			c.LocalDeletionTime, c.TTL = lv.LocalExpirationTime, lv.TTL
+		} else {
+			if cf&(cellIsDeleted|cellIsExpiring) != 0 {
+				ldt, k := vint.Decode(b[off:])
+				if k == 0 {
+					return false
+				}
+				off += k
+				c.LocalDeletionTime = d.enc.LocalDeletionTime(ldt)
+			}
+			if cf&cellIsExpiring != 0 {
+				ttl, k := vint.Decode(b[off:])
+				if k == 0 {
+					return false
+				}
+				off += k
+				c.TTL = d.enc.TTL(ttl)
+			}
+		}
+		switch l := info.fixed; {
+		case cf&cellHasEmptyValue != 0:
+			c.Value = EmptyValue
+		case l > 0:
+			if l > len(b)-off {
+				return false
+			}
+			c.Value = b[off : off+l : off+l]
+			off += l
+		default:
+			u, k := vint.Decode(b[off:])
+			if k == 0 || u > uint64(len(b)-off-k) {
+				return false
+			}
+			off += k
+			l = int(u)
+			c.Value = b[off : off+l : off+l]
+			off += l
+		}
+		cells = append(cells, c)
+	}
+	if off != len(b) {
+		return false
+	}
+	row.Cells = cells
+	d.lastPrevSize = prevSize
+	return true
 }
 
 // readColumns reads the column subset and the column data of a row body.

@@ -152,6 +152,27 @@ func (s *Stream) Length() (int, error) {
 	return int(v), nil
 }
 
+// window returns at most n of the buffered unread bytes. It reads from the
+// source only when nothing is buffered (the next byte is needed then
+// whatever follows), never to top the buffer up: a read of one row must
+// not pull in the next chunk of Data.db when the row ends inside the
+// current one (a point read would read past its partition). A failure of
+// that read is reported by the read that needs the bytes. The bytes stay
+// valid until the next read that refills the buffer; consume marks how
+// many of them were used.
+func (s *Stream) window(n int) []byte {
+	if s.w == s.r && s.Left() > 0 && s.err == nil {
+		_ = s.fill(1)
+	}
+	return s.buf[s.r:min(s.w, s.r+n)]
+}
+
+// consume skips n bytes of the window (n <= its length).
+func (s *Stream) consume(n int) {
+	s.r += n
+	s.pos += int64(n)
+}
+
 // ReadInto appends the next n bytes to dst.
 func (s *Stream) ReadInto(dst []byte, n int) ([]byte, error) {
 	if int64(n) > s.Left() {
