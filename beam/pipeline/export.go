@@ -203,11 +203,6 @@ func resolveExport(ctx context.Context, o ExportOptions) (exportJob, error) {
 	if _, err := export.Columns(table, eo); err != nil {
 		return j, optionErrorf("%v", err)
 	}
-	for _, n := range o.Ring {
-		if err := checkNodeName(n.Name); err != nil {
-			return j, &OptionError{Msg: err.Error()}
-		}
-	}
 	now := o.Now
 	if now.IsZero() {
 		now = time.Now()

@@ -393,7 +393,7 @@ func TestExportRing(t *testing.T) {
 	}
 	base := t.TempDir()
 	schemaFile, dirs := writeSnapshots(t, base, snapshotSpec{seed: 3, statements: 2000, partitions: 200, formats: []string{"nb", "me", "oa", "nb"}})
-	ring := []Node{{"10.0.0.1", []string{"-6000000000000000000"}}, {"10.0.0.2", []string{"100"}}, {"10.0.0.3", []string{"7000000000000000000"}}}
+	ring := []Node{{Name: "10.0.0.1", Tokens: []string{"-6000000000000000000"}}, {Name: "10.0.0.2", Tokens: []string{"100"}}, {Name: "10.0.0.3", Tokens: []string{"7000000000000000000"}}}
 	sum := checkExport(t, base, schemaFile, dirs, "jsonl", ExportOptions{Ring: ring, Lanes: 2,
 		Export: export.Options{IncludeTombstones: true, WriteTime: []string{"c_int"}, TTL: []string{"c_text"}}})
 	var got []string
@@ -420,7 +420,7 @@ func TestExportRing(t *testing.T) {
 
 // TestExportSegments: the ring's split covers every token once, in order.
 func TestExportSegments(t *testing.T) {
-	segs, err := exportSegments(dht.Murmur3, 0, []Node{{"b", []string{"5"}}, {"a", []string{"-9223372036854775808", "-5"}}})
+	segs, err := exportSegments(dht.Murmur3, 0, []Node{{Name: "b", Tokens: []string{"5"}}, {Name: "a", Tokens: []string{"-9223372036854775808", "-5"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +451,7 @@ func TestExportSegments(t *testing.T) {
 			t.Errorf("(-5, 5] overlaps [%d, %d]: %v", c.first, c.last, got)
 		}
 	}
-	if _, err := exportSegments(dht.Murmur3, 0, []Node{{"a", []string{"1"}}, {"b", []string{"1"}}}); err == nil {
+	if _, err := exportSegments(dht.Murmur3, 0, []Node{{Name: "a", Tokens: []string{"1"}}, {Name: "b", Tokens: []string{"1"}}}); err == nil {
 		t.Error("a token of two nodes")
 	}
 }
@@ -470,7 +470,7 @@ func TestBuildExportRejectsOptions(t *testing.T) {
 		"column":        func(o *ExportOptions) { o.Export.Columns = []string{"nope"} },
 		"codec":         func(o *ExportOptions) { o.Export.Parquet.Compression = "lzo" },
 		"csv option":    func(o *ExportOptions) { o.Export.CSV.NoHeader = true },
-		"ranges & ring": func(o *ExportOptions) { o.Ranges = 2; o.Ring = []Node{{"a", []string{"1"}}} },
+		"ranges & ring": func(o *ExportOptions) { o.Ranges = 2; o.Ring = []Node{{Name: "a", Tokens: []string{"1"}}} },
 		"negative":      func(o *ExportOptions) { o.Ranges = -1 },
 	} {
 		o := ok
