@@ -600,7 +600,7 @@ func (fn *summaryFn) ProcessElement(ctx context.Context, _ int, sums func(*strin
 		sum.Rows += ws.Rows
 		sum.Bytes += ws.Bytes
 	}
-	if err := removeTemp(ctx, fn.Job.Out, fn.Job.Temp); err != nil {
+	if err := removeTemp(ctx, fn.Job.Out, fn.Job.Temp, 5); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(sum, "", "  ")
@@ -621,8 +621,9 @@ func (fn *summaryFn) ProcessElement(ctx context.Context, _ int, sums func(*strin
 }
 
 // removeTemp deletes the run's temporary directory, and the temporary root
-// when nothing else is in it.
-func removeTemp(ctx context.Context, out, temp string) error {
+// when nothing else is in it; on a remote filesystem, which has files
+// only, the files depth levels below it.
+func removeTemp(ctx context.Context, out, temp string, depth int) error {
 	if isLocal(temp) {
 		if err := os.RemoveAll(temp); err != nil {
 			return err
@@ -639,8 +640,9 @@ func removeTemp(ctx context.Context, out, temp string) error {
 	if !ok {
 		return nil // nothing to do on a filesystem that cannot remove
 	}
-	// attempt/dir/keyspace/table-id/component
-	files, err := fs.List(ctx, joinPath(temp, "*", "*", "*", "*", "*"))
+	// The write's attempt/dir/keyspace/table-id/component, the export's
+	// attempt/file.
+	files, err := fs.List(ctx, joinPath(append([]string{temp}, slices.Repeat([]string{"*"}, depth)...)...))
 	if err != nil {
 		return err
 	}

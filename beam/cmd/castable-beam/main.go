@@ -1,8 +1,9 @@
 // Command castable-beam writes SSTables from CSV, CQL or JSON inputs as an
 // Apache Beam pipeline (package pipeline), on Prism locally or on Flink,
-// Spark and Dataflow:
+// Spark and Dataflow, and exports many SSTables' rows split by token range:
 //
 //	castable-beam [flags] [JSON globs...] [-- Beam pipeline options]
+//	castable-beam export [flags] SSTABLE|DIR|GLOB... [-- Beam pipeline options]
 //
 // Everything after "--" goes to the Beam SDK's own flags (--endpoint,
 // --environment_type, --project, --region, --worker_binary, …). When a
@@ -80,6 +81,10 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 // job or bad data, 2 for a usage error.
 func run(args, beamArgs []string, stdout, stderr io.Writer) int {
 	app := newApp(beamArgs, stdout, stderr)
+	if len(args) > 1 && args[1] == exportCommand {
+		app = newExportApp(beamArgs, stdout, stderr)
+		args = append([]string{args[0] + " " + exportCommand}, args[2:]...)
+	}
 	err := app.Run(args)
 	if err == nil {
 		return 0
@@ -107,7 +112,8 @@ through a memtable, as castable write does, into
 
 ready for sstableloader or nodetool import, with a summary in
 OUT/castable-beam.json. Runs on Prism (in this process) unless --runner says
-otherwise; Beam's own options follow "--".
+otherwise; Beam's own options follow "--". 'castable-beam export --help'
+describes the export of SSTables to Parquet, CSV or JSON Lines.
 
 Example:
   castable-beam --schema ks.cql --csv 'rows/*.csv' --header --ranges 16 --out out

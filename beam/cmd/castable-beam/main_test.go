@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/castable-db/castable/internal/cli"
 )
@@ -71,6 +74,72 @@ func TestCommand(t *testing.T) {
 	if code := run([]string{"castable-beam", "--schema", schema, "--csv", filepath.Join(dir, "none-*.csv"), "--out", out}, nil, &stdout, &stderr); code != 1 {
 		t.Errorf("a glob matching nothing: exit %d, want 1", code)
 	}
+}
+
+// TestExportCommand runs castable-beam export end to end on Prism: the
+// files' paths go to stdout, one a range, the report to stderr, and what
+// they hold together is castable export's; usage errors exit 2.
+func TestExportCommand(t *testing.T) {
+	dir := t.TempDir()
+	schema := filepath.Join(dir, "s.cql")
+	os.WriteFile(schema, []byte(cli.BenchmarkSchema), 0o644)
+	var cqlText strings.Builder
+	for i := range 300 {
+		cqlText.WriteString("INSERT INTO ks.bench (pk, ck, v) VALUES (" + strconv.Itoa(i/3) + ", " + strconv.Itoa(i%3) + ", 'v') USING TIMESTAMP 1;\n")
+	}
+	in := filepath.Join(dir, "in.cql")
+	os.WriteFile(in, []byte(cqlText.String()), 0o644)
+	sst := filepath.Join(dir, "sst")
+	env := &cli.Env{Stdout: io.Discard, Stderr: io.Discard, Quiet: true}
+	if _, err := cli.Write(context.Background(), env, cli.WriteOptions{Schema: schema, CQL: in, Out: sst}); err != nil {
+		t.Fatal(err)
+	}
+	single := filepath.Join(dir, "single.jsonl")
+	if _, err := cli.Export(context.Background(), env, cli.ExportOptions{SSTables: []string{sst}, Schema: schema, To: "jsonl", Out: single, Now: time.Unix(100, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"castable-beam", "export", "--schema", schema, "--to", "jsonl", "--ranges", "3", "--lanes", "2", "--now", "100",
+		"--out", out, filepath.Join(dir, "ss*")}, nil, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	paths := strings.Fields(stdout.String())
+	var got []byte
+	for i, p := range paths {
+		if want := filepath.Join(out, "range-00"+strconv.Itoa(i)+".jsonl"); p != want {
+			t.Errorf("file %d is %s, want %s", i, p, want)
+		}
+		got = append(got, must(os.ReadFile(p))...)
+	}
+	if len(paths) != 3 || !bytes.Equal(got, must(os.ReadFile(single))) {
+		t.Errorf("stdout %q: the 3 files hold other rows than castable export's", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "total") || !strings.Contains(stderr.String(), " 300 ") {
+		t.Errorf("report %q: want a total of 300 rows", stderr.String())
+	}
+	for _, args := range [][]string{
+		{"castable-beam", "export", "--schema", schema, "--out", out},                                     // no input
+		{"castable-beam", "export", "--schema", schema, "--out", out, "--to", "xml", sst},                 // bad format
+		{"castable-beam", "export", "--schema", schema, "--out", out, "--ranges", "2", "--ring", in, sst}, // a ring that does not parse
+		{"castable-beam", "export", "--out", out, sst},                                                    // no schema
+	} {
+		stderr.Reset()
+		if code := run(args, nil, &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args[2:], code, stderr.String())
+		}
+	}
+	if code := run([]string{"castable-beam", "export", "--schema", schema, "--out", out, filepath.Join(dir, "none")}, nil, &stdout, &stderr); code != 1 {
+		t.Errorf("an input that does not exist: exit %d, want 1", code)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 func TestSplitArgs(t *testing.T) {
