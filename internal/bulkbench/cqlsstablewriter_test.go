@@ -195,7 +195,20 @@ func newBenchEnv() (*benchEnv, string, error) {
 
 var cleanups []func()
 
+// launchEnv, set in a child's environment, makes this test binary a
+// launcher: it runs its arguments as a command and writes the command's
+// rusage and wall time to the file the variable names. Peak RSS needs it:
+// Go starts a child with vfork semantics (CLONE_VM), so the kernel carries
+// the parent's RSS high-water mark into the child's ru_maxrss at exec, and
+// a benchmark process that has grown to hundreds of MB would report its own
+// size as every child's. The launcher is small when it forks, so its
+// child's ru_maxrss is the command's own (at least the launcher's few MB).
+const launchEnv = "CASTABLE_BULKBENCH_RUSAGE"
+
 func TestMain(m *testing.M) {
+	if path := os.Getenv(launchEnv); path != "" {
+		os.Exit(launch(path, os.Args[1:]))
+	}
 	code := m.Run()
 	for _, f := range cleanups {
 		f()
@@ -288,6 +301,29 @@ func javaCommand(dir, release, build string) ([]string, error) {
 	args = append(args, strings.Fields(opts)...)
 	args = append(args, "-Dcassandra.storagedir="+filepath.Join(dir, "storage"), "-cp", classes+":"+cp, "CQLSSTableWriterBench")
 	return args, nil
+}
+
+// launch runs args, passing its standard streams through, and writes
+// "wall_ns cpu_ns maxrss_kb" of it to path; its exit status is the
+// command's.
+func launch(path string, args []string) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, launchEnv+"=") })
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, "launch:", err)
+		return 2
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	cpu := syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime)
+	if werr := os.WriteFile(path, fmt.Appendf(nil, "%d %d %d\n", wall.Nanoseconds(), cpu, ru.Maxrss), 0o644); werr != nil {
+		fmt.Fprintln(os.Stderr, "launch:", werr)
+		return 2
+	}
+	return cmd.ProcessState.ExitCode()
 }
 
 // inputs are a dataset's files: the CSV as gen-csv writes it (partition
@@ -431,16 +467,28 @@ func (e *benchEnv) run(impl string, in inputs, out string) (run, error) {
 		}
 		cmd = exec.Command(e.java[0], args...)
 	}
+	// Run it through the launcher (see launchEnv).
+	self, err := os.Executable()
+	if err != nil {
+		return run{}, err
+	}
+	usage := filepath.Join(out, "..", filepath.Base(out)+".rusage")
+	defer os.Remove(usage)
+	cmd.Args = append([]string{self}, append([]string{cmd.Path}, cmd.Args[1:]...)...)
+	cmd.Path = self
+	cmd.Env = append(os.Environ(), launchEnv+"="+usage)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
+	if err := cmd.Run(); err != nil {
 		return run{}, fmt.Errorf("%v\n%s", err, tail(stderr.String(), 4000))
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	r := run{wall: wall, cpu: time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime)), rss: ru.Maxrss << 10}
+	var wall, cpu, maxrss int64
+	if data, err := os.ReadFile(usage); err != nil {
+		return run{}, err
+	} else if _, err := fmt.Sscan(string(data), &wall, &cpu, &maxrss); err != nil {
+		return run{}, fmt.Errorf("the launcher wrote %q: %v", data, err)
+	}
+	r := run{wall: time.Duration(wall), cpu: time.Duration(cpu), rss: maxrss << 10}
 	if !isJava(impl) {
 		return r, nil
 	}
