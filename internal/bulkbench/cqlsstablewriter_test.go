@@ -68,12 +68,13 @@ var datasets = []dataset{
 // The writers compared, each run once a round.
 const (
 	implCastable       = "castable"        // castable write --csv of the CSV as generated
-	implCastableSorted = "castable-tokens" // the same of the token-ordered CSV
+	implCastableTokens = "castable-tokens" // the same of the token-ordered CSV (through the memtable still)
+	implCastableSorted = "castable-sorted" // castable write --csv --sorted of the token-ordered CSV
 	implJava           = "cqlsstablewriter"
 	implJavaSorted     = "cqlsstablewriter-sorted" // sorted(), fed the token-ordered CSV
 )
 
-var impls = []string{implCastable, implJava, implCastableSorted, implJavaSorted}
+var impls = []string{implCastable, implJava, implCastableSorted, implJavaSorted, implCastableTokens}
 
 // run is what one writer did in one round.
 type run struct {
@@ -103,13 +104,16 @@ func isJava(impl string) bool { return strings.HasPrefix(impl, "cqlsstablewriter
 
 // BenchmarkCQLSSTableWriter runs castable write --csv (the built binary, as
 // a child process: its peak RSS is getrusage's) and Cassandra's
-// CQLSSTableWriter (default, unsorted and buffered; and sorted(), fed the
-// rows in token order), alternating, on the same CSV rows, into the same
-// SSTable version, and reports rows/s, CPU seconds, rows per CPU second,
-// peak RSS and the ratios. The Java writer's figures are its write as timed
-// inside the JVM (JVM start-up, class initialisation and Builder.build()
-// excluded); the log adds them with start-up. The first round's outputs
-// are checked to hold the same rows, write times included.
+// CQLSSTableWriter, alternating, on the same CSV rows, into the same
+// SSTable version: castable on the rows as generated (keys ascending, not
+// in token order) against the default writer (unsorted and buffered), and
+// castable --sorted on the rows in token order against sorted() fed the
+// same file; castable without --sorted on that file too, to show what the
+// memtable costs. It reports rows/s, CPU seconds, rows per CPU second
+// (rows/s per core), peak RSS and the ratios. The Java writer's figures
+// are its write as timed inside the JVM (JVM start-up, class
+// initialisation and Builder.build() excluded); the log adds them with
+// start-up. The first round's outputs are checked to hold the same rows.
 func BenchmarkCQLSSTableWriter(b *testing.B) {
 	if testing.Short() {
 		b.Skip("skipping the CQLSSTableWriter comparison under -short (minutes of Java)")
@@ -448,13 +452,16 @@ func (e *benchEnv) results(b *testing.B, ds dataset) map[string][]run {
 func (e *benchEnv) run(impl string, in inputs, out string) (run, error) {
 	var cmd *exec.Cmd
 	switch impl {
-	case implCastable, implCastableSorted:
+	case implCastable, implCastableTokens, implCastableSorted:
 		csv := in.csv
-		if impl == implCastableSorted {
+		if impl != implCastable {
 			csv = in.sorted
 		}
 		cmd = exec.Command(e.castable, "write", "-q", "--schema", in.schema, "--csv", csv, "--out", out,
 			"--format", e.version, "--timestamp", strconv.FormatInt(benchTimestamp, 10))
+		if impl == implCastableSorted {
+			cmd.Args = append(cmd.Args, "--sorted")
+		}
 	case implJava, implJavaSorted:
 		csv := in.csv
 		if impl == implJavaSorted {
@@ -520,7 +527,7 @@ func tail(s string, n int) string {
 
 // checkSame exports each writer's output of the round with castable export
 // (the merged view of the directory's SSTables, in token order, v's write
-// time included) and requires the four to be the same CSV of every row;
+// time included) and requires them to be the same CSV of every row;
 // castable verify must pass the Java writer's SSTables.
 func (e *benchEnv) checkSame(b *testing.B, ds dataset, in inputs, dir string, round int) {
 	b.Helper()
@@ -561,7 +568,7 @@ func (e *benchEnv) checkSame(b *testing.B, ds dataset, in inputs, dir string, ro
 		}
 	}
 	os.Remove(filepath.Join(dir, impls[0]+".csv"))
-	b.Logf("%s: the four outputs hold the same %d rows (castable export, write times included); castable verify passes the Java writer's", ds.name, *flagRows)
+	b.Logf("%s: the %d outputs hold the same %d rows (castable export, write times included); castable verify passes the Java writer's", ds.name, len(impls), *flagRows)
 }
 
 // describe renders one run for the log.
@@ -604,7 +611,7 @@ func report(b *testing.B, ds dataset, res map[string][]run) {
 	perCPU := func(impl string) func(run) float64 {
 		return func(r run) float64 { _, c := r.timed(impl); return rows / c.Seconds() }
 	}
-	short := map[string]string{implCastable: "castable", implCastableSorted: "castable-tok", implJava: "cqlw", implJavaSorted: "cqlw-sorted"}
+	short := map[string]string{implCastable: "castable", implCastableTokens: "castable-tok", implCastableSorted: "castable-sorted", implJava: "cqlw", implJavaSorted: "cqlw-sorted"}
 	for _, impl := range impls {
 		rs, _ := metric(impl, perSecond(impl))
 		rc, _ := metric(impl, perCPU(impl))
@@ -633,7 +640,8 @@ func report(b *testing.B, ds dataset, res map[string][]run) {
 	ratio("x-wall-vs-default", implCastable, implJava, perSecond)
 	ratio("x-cpu-vs-sorted", implCastableSorted, implJavaSorted, perCPU)
 	ratio("x-wall-vs-sorted", implCastableSorted, implJavaSorted, perSecond)
-	ratio("x-cpu-untok-vs-sorted", implCastable, implJavaSorted, perCPU)
+	ratio("x-cpu-memtable-vs-sorted", implCastableTokens, implJavaSorted, perCPU)
+	ratio("x-cpu-unsorted-vs-sorted", implCastable, implJavaSorted, perCPU)
 }
 
 func formatFloats(xs []float64) string {
