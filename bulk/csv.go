@@ -426,10 +426,16 @@ func (l *csvLoader) pending() *mutation.Partition {
 	return &l.batch
 }
 
-// reset empties the batch, keeping its memory.
+// reset empties the batch, keeping its memory. It sets only what a batch
+// changes (a whole Partition assigned per record costs more than the rest
+// of a small record's handling).
 func (l *csvLoader) reset() {
-	clear(l.batch.Rows)
-	l.batch = mutation.Partition{Rows: l.batch.Rows[:0], Static: mutation.NewRow(nil), Deletion: mutation.Live}
+	p := &l.batch
+	p.Key, p.Rows, p.Deletion = nil, p.Rows[:0], mutation.Live
+	if st := &p.Static; st.Cells != nil || st.ComplexDeletions != nil || st.Clustering != nil || st.Liveness != mutation.EmptyLiveness ||
+		st.Deletion != mutation.Live || st.ShadowableDeletion != mutation.Live || st.DeletionShadowable {
+		p.Static = mutation.NewRow(nil)
+	}
 	l.arena, l.cells, l.cds, l.clusts = l.arena[:0], l.cells[:0], l.cds[:0], l.clusts[:0]
 	l.inBatch = false
 }

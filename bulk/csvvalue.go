@@ -100,6 +100,9 @@ func csvParser(col *schema.Column) (func(dst []byte, s string) ([]byte, error), 
 // parseCSVInt parses a decimal integer of the given width (surrounding
 // blanks allowed).
 func parseCSVInt(s string, bits int) (int64, error) {
+	if v, ok := parseDecimal(s, bits); ok {
+		return v, nil
+	}
 	v, err := strconv.ParseInt(s, 10, bits)
 	if err != nil {
 		v, err = strconv.ParseInt(strings.TrimSpace(s), 10, bits)
@@ -112,6 +115,36 @@ func parseCSVInt(s string, bits int) (int64, error) {
 		}
 	}
 	return v, nil
+}
+
+// parseDecimal is parseCSVInt's fast path: up to 18 ASCII digits, with an
+// optional '-', in range for bits. It reports false for anything else
+// (signs, blanks, long or out-of-range numbers), which strconv then
+// parses or rejects with its message.
+func parseDecimal(s string, bits int) (int64, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	d := s
+	if neg {
+		d = s[1:]
+	}
+	if len(d) == 0 || len(d) > 18 {
+		return 0, false
+	}
+	var v int64
+	for i := 0; i < len(d); i++ {
+		c := d[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		v = v*10 + int64(c)
+	}
+	if neg {
+		v = -v
+	}
+	if lim := int64(1) << (bits - 1); bits < 64 && (v < -lim || v >= lim) { // 18 digits always fit 64 bits
+		return 0, false
+	}
+	return v, true
 }
 
 // parseCQLLiteral parses a CQL literal (as cqlsh prints collection, tuple

@@ -236,19 +236,21 @@ func (s *MemtableSink) flushFrozen(f *memtable.Frozen, gen int) ([]*sstables.Wri
 		}
 		return []*sstables.WriteResult{&res.WriteResult}, nil
 	}
-	return splitFlush(s.ctx, f, opts, s.opts.MaxSSTableSize, s.opts.UUIDs)
+	return writeSplit(s.ctx, f.Table(), opts, flush.DataStats(f), f.Ascend, s.opts.MaxSSTableSize, s.opts.UUIDs)
 }
 
-// splitFlush writes f into SSTables whose Data.db stops growing at the
-// first partition boundary after maxData bytes reached the file (the writer's
-// partition sink and Data.db writer hold back up to 2 MiB, so an SSTable may
-// pass the cap by that much). The bloom filters
+// writeSplit writes the partitions ascend visits (in token order, with
+// the statistics stats of them all) into SSTables whose Data.db stops
+// growing at the first partition boundary after maxData bytes reached the
+// file (the writer's partition sink and Data.db writer hold back up to
+// 2 MiB, so an SSTable may pass the cap by that much). The bloom filters
 // are sized from each SSTable's real partition count.
-func splitFlush(ctx context.Context, f *memtable.Frozen, opts flush.Options, maxData int64, uuids bool) ([]*sstables.WriteResult, error) {
+func writeSplit(ctx context.Context, t *schema.Table, opts flush.Options, stats sstables.DataStats,
+	ascend func(func(*mutation.Partition) error) error, maxData int64, uuids bool) ([]*sstables.WriteResult, error) {
 	fsys := &countingFS{FS: sstables.OSFS}
 	wopts := opts.WriterOptions
 	wopts.FS = fsys
-	wopts.Stats = flush.DataStats(f)
+	wopts.Stats = stats
 	var out []*sstables.WriteResult
 	var w sstables.Writer
 	gen := opts.Generation
@@ -263,7 +265,7 @@ func splitFlush(ctx context.Context, f *memtable.Frozen, opts flush.Options, max
 		return nil
 	}
 	n := 0
-	err := f.Ascend(func(p *mutation.Partition) error {
+	err := ascend(func(p *mutation.Partition) error {
 		if w == nil {
 			fsys.data.Store(0)
 			wopts.Generation = gen
@@ -271,7 +273,7 @@ func splitFlush(ctx context.Context, f *memtable.Frozen, opts flush.Options, max
 				wopts.Generation, wopts.UUID = 0, sstables.NewUUIDID().String()
 			}
 			var err error
-			if w, err = opts.Format.NewWriter(f.Table(), wopts); err != nil {
+			if w, err = opts.Format.NewWriter(t, wopts); err != nil {
 				return err
 			}
 		}

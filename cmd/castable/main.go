@@ -216,6 +216,7 @@ Cassandra's defaults; the flags override them.
 Example:
   castable write --schema ks.cql --out data/ks/t dump.json
   castable write --schema ks.cql --csv rows.csv --header --out data/ks/t
+  castable write --schema ks.cql --csv exported.csv --header --sorted --out data/ks/t
   castable write --schema ks.cql --format ` + for311.String() + ` --compression snappy --cql load.cql --out for-3.11`,
 		Flags: append(append(schemaFlags(true),
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`DIR` to write the SSTables into", Required: true},
@@ -233,7 +234,8 @@ Example:
 			&ucli.BoolFlag{Name: "header-all-columns", Usage: "list every table column in the serialization header, not only those that occur (as ScyllaDB does)"},
 			&ucli.BoolFlag{Name: "scylla-shadowable", Usage: "encode shadowable row deletions as ScyllaDB does (row flag 0x80)"},
 			&ucli.BoolFlag{Name: "shadowable-as-regular", Usage: "write shadowable row deletions as regular ones where the version cannot store them (" + writable2x + ") instead of failing"},
-			&ucli.StringFlag{Name: "memtable-size", Value: "64MiB", Usage: "flush the memtable when it holds `SIZE` of memory"},
+			&ucli.BoolFlag{Name: "sorted", Usage: "CSV: the records are in token order (as castable export writes them): write them without a memtable, as CQLSSTableWriter.sorted() does; a partition out of order is an error"},
+			&ucli.StringFlag{Name: "memtable-size", Value: "64MiB", Usage: "flush the memtable when it holds `SIZE` of memory (with --sorted: each of the two buffers)"},
 			&ucli.StringFlag{Name: "max-sstable-size", Usage: "start a new SSTable once Data.db passes `SIZE` (default: no cap)"},
 		), compressionFlags()...),
 		Action: func(c *ucli.Context) error {
@@ -245,6 +247,7 @@ Example:
 				HeaderAllColumns: c.Bool("header-all-columns"), ScyllaShadowable: c.Bool("scylla-shadowable"),
 				ShadowableAsRegular: c.Bool("shadowable-as-regular"),
 				UUIDIdentifiers:     c.Bool("uuid-identifiers"), ColumnIndexSizeKB: c.Int("column-index-size-kb"),
+				Sorted: c.Bool("sorted"),
 			}
 			var err error
 			if opts.CapDeletionTimes, err = overflowPolicy(c); err != nil {

@@ -90,6 +90,12 @@ type WriteOptions struct {
 	MaxSSTableSize int64
 	// Jobs is the number of compression workers; 0 means one per core.
 	Jobs int
+	// Sorted says the CSV records are in token order (partitions in the
+	// order of their tokens, as castable export writes them): they are
+	// written without a memtable (bulk.SortedSink, Cassandra's
+	// CQLSSTableWriter.sorted()), and a partition out of order is an
+	// error. MemtableSize is then the size of each of its two buffers.
+	Sorted bool
 }
 
 // WriteSummary is what Write did.
@@ -145,8 +151,8 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 	if opts.Input != "" && opts.Timestamp != 0 {
 		return nil, Usagef("--timestamp applies to --cql and --csv input; JSON carries its own timestamps")
 	}
-	if opts.CSV == "" && opts.CSVOptions.Given() {
-		return nil, Usagef("CSV options (--columns, --header, --delimiter, --null-string, --ttl) need --csv")
+	if opts.CSV == "" && (opts.CSVOptions.Given() || opts.Sorted) {
+		return nil, Usagef("CSV options (--columns, --header, --delimiter, --null-string, --ttl, --sorted) need --csv")
 	}
 	sch, err := loadSchema(opts.Schema)
 	if err != nil {
@@ -197,7 +203,7 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 	prog := newProgress(env, "write", size)
 	counted := &countingReader{r: in, prog: prog}
 
-	sink := bulk.NewMemtableSink(ctx, table, bulk.SinkOptions{
+	sinkOpts := bulk.SinkOptions{
 		Format: format,
 		Writer: sstables.WriterOptions{
 			Dir:                 opts.Out,
@@ -216,7 +222,16 @@ func Write(ctx context.Context, env *Env, opts WriteOptions) (*WriteSummary, err
 		Verbatim:         opts.Input != "",
 		Now:              now,
 		OnFlushed:        func(r []*sstables.WriteResult) { prog.addSSTables(int64(len(r))) },
-	})
+	}
+	var sink interface {
+		bulk.Sink
+		Close(ok bool) ([]*sstables.WriteResult, error)
+	}
+	if opts.Sorted {
+		sink = bulk.NewSortedSink(ctx, table, sinkOpts)
+	} else {
+		sink = bulk.NewMemtableSink(ctx, table, sinkOpts)
+	}
 	read := bulk.ReadOptions{Table: table, Timestamp: ts, Now: now, OnRows: prog.addRows}
 	var rows int64
 	switch {
