@@ -135,6 +135,14 @@ type Options struct {
 	// they are copied to a remote Out; "" means os.TempDir(). Local Outs
 	// are written in place.
 	LocalDir string
+	// NoShuffle writes the SSTables in the stage that reads the input, one
+	// memtable per bundle flushed into one SSTable per writer its
+	// partitions go to, instead of routing every row through a shuffle to
+	// one writer per range: nothing is encoded, moved or decoded, at the
+	// price of SSTables per bundle — each writer's directory holds one
+	// SSTable per flush of every bundle that read rows of it. The bundles
+	// a worker process runs at once share MemtableSize.
+	NoShuffle bool
 }
 
 // job is what the workers need, resolved when the pipeline is built. Beam
@@ -160,6 +168,7 @@ type job struct {
 	Generations bool
 	BadRecords  bool
 	TableDir    string // "<table>-<id>"
+	NoShuffle   bool
 }
 
 // SummaryFile is the name of the summary the pipeline writes in Out.
@@ -199,15 +208,28 @@ func Build(s beam.Scope, opts Options) (*Outputs, error) {
 		files := beam.ParDo(ls, &expandFn{Globs: globs, Lane: lane, Lanes: lanes}, beam.Impulse(ls))
 		files = beam.Reshuffle(ls, files)
 		readable := fileio.ReadMatches(ls, files, fileio.ReadAutoCompression(), fileio.ReadDirectorySkip())
-		k, b := beam.ParDo2(ls, &parseFn{Job: j}, readable)
+		var k, b beam.PCollection
+		if j.NoShuffle {
+			// The readers write the SSTables: k holds their descriptions.
+			k, b = beam.ParDo2(ls, &directFn{Job: j}, readable)
+		} else {
+			k, b = beam.ParDo2(ls, &parseFn{Job: j}, readable)
+		}
 		keyed, bad = append(keyed, k), append(bad, b)
 	}
-	grouped := beam.GroupByKey(s, beam.Flatten(s, keyed...))
-	written, badWrites := beam.ParDo2(s, &writeFn{Job: j}, grouped)
+	var written beam.PCollection
+	if j.NoShuffle {
+		written = beam.Flatten(s, keyed...)
+	} else {
+		grouped := beam.GroupByKey(s, beam.Flatten(s, keyed...))
+		var badWrites beam.PCollection
+		written, badWrites = beam.ParDo2(s, &writeFn{Job: j}, grouped)
+		bad = append(bad, badWrites)
+	}
 	summaries := beam.ParDo(s, &finalizeFn{Job: j}, beam.GroupByKey(s, written))
 	summary := beam.ParDo(s, &summaryFn{Job: j}, beam.GroupByKey(s, beam.AddFixedKey(s, summaries)))
 
-	badAll := beam.Flatten(s, append(bad, badWrites)...)
+	badAll := beam.Flatten(s, bad...)
 	if opts.BadRecords != "" {
 		textio.Write(s, strings.TrimSuffix(opts.BadRecords, "/")+"/bad-records.jsonl", badAll)
 	}
@@ -280,7 +302,7 @@ func resolve(ctx context.Context, o Options) (job, error) {
 		CSV: o.CSVOptions, Timestamp: o.Timestamp, Format: format.Version().String(),
 		Codec: o.Compression, ChunkKB: o.ChunkLengthKB, Memtable: o.MemtableSize, MaxSSTable: o.MaxSSTableSize, Jobs: o.Jobs,
 		Out: strings.TrimSuffix(o.Out, "/"), LocalDir: o.LocalDir, Generations: o.Generations, BadRecords: o.BadRecords != "",
-		TableDir: table.Name + "-" + tableID(table),
+		TableDir: table.Name + "-" + tableID(table), NoShuffle: o.NoShuffle,
 	}
 	switch {
 	case len(o.CSV) > 0:

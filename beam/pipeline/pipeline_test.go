@@ -248,7 +248,13 @@ func checkSSTables(t *testing.T, out string, sum *Summary, p *plan, table *schem
 // and 4 ranges on Prism write, over all their SSTables, exactly the rows
 // castable write writes from the same input; every SSTable verifies and
 // holds only tokens of its range; the summary and the Beam counters add up.
-func TestPipelineMatchesWrite(t *testing.T) {
+func TestPipelineMatchesWrite(t *testing.T) { testPipelineMatchesWrite(t, false) }
+
+// TestPipelineNoShuffleMatchesWrite: the same with Options.NoShuffle (the
+// readers write the SSTables themselves).
+func TestPipelineNoShuffleMatchesWrite(t *testing.T) { testPipelineMatchesWrite(t, true) }
+
+func testPipelineMatchesWrite(t *testing.T, noShuffle bool) {
 	dir := t.TempDir()
 	const rows = 40_000
 	schemaFile, whole, _ := writeShards(t, dir, rows)
@@ -257,6 +263,12 @@ func TestPipelineMatchesWrite(t *testing.T) {
 		SchemaFile: schemaFile, CSV: []string{filepath.Join(dir, "in", "part-*.csv")}, Out: out,
 		Ranges: 4, Timestamp: testTimestamp, Now: testNow, InputLanes: 2,
 		MemtableSize: 256 << 10, MaxSSTableSize: 64 << 10, // several flushes, several SSTables per flush
+		NoShuffle: noShuffle,
+	}
+	if noShuffle {
+		// Every bundle flushes into every range: larger memtables keep the
+		// SSTables (each one fsynced) to a few dozen.
+		opts.MemtableSize = 4 << 20
 	}
 	sum, err := Run(context.Background(), "prism", opts)
 	if err != nil {

@@ -242,25 +242,9 @@ func (fn *parseFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, em
 	}
 	defer rc.Close()
 	in := &countingReader{r: rc}
-	opts := bulk.ReadOptions{
-		Name: name, Table: fn.w.table, CSV: fn.Job.CSV, Timestamp: fn.Job.Timestamp, Now: fn.w.now,
-		OnRows: func(n int64) { beam.NewCounter(metricNamespace, mInputRows).Inc(ctx, n) },
-	}
-	if fn.Job.Kind == bulk.CQL {
-		// Each file runs against a schema of its own: DDL statements in
-		// one file do not reach the others.
-		sch, table, err := loadTable(fn.Job.SchemaText, "schema", fn.Job.Table, fn.Job.Partitioner)
-		if err != nil {
-			return err
-		}
-		opts.Schema, opts.Table = sch, table
-	}
-	if fn.Job.BadRecords {
-		opts.OnBadRecord = func(b *bulk.BadRecord) error {
-			beam.NewCounter(metricNamespace, mBadRecords).Inc(ctx, 1)
-			bad(badRecord{File: b.Name, Line: b.Line, Error: b.Error(), Record: b.Record}.String())
-			return nil
-		}
+	opts, err := fn.w.readOptions(ctx, &fn.Job, name, bad)
+	if err != nil {
+		return err
 	}
 	r := &router{ctx: ctx, plan: fn.w.plan, source: name, bufs: map[int]*batchWriter{}, emit: emit}
 	_, err = bulk.Read(fn.Job.Kind, in, opts, r)
@@ -278,8 +262,11 @@ func (fn *parseFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, em
 type sstableInfo struct {
 	// From is the directory holding the components now (under the run's
 	// temporary directory), To the final one.
-	From, To   string
-	Prefix     string // "nb-3gw7_0ncw_4ss0w2ubwqhq7m7kxw-big-"
+	From, To string
+	Prefix   string // "nb-3gw7_0ncw_4ss0w2ubwqhq7m7kxw-big-"
+	// ToPrefix, when set, is the prefix the final stage renames the
+	// components to (an integer generation).
+	ToPrefix   string
 	Components []string
 	Partitions int64
 	Rows       int64
@@ -488,16 +475,33 @@ func (fn *finalizeFn) Setup() error {
 func (fn *finalizeFn) ProcessElement(ctx context.Context, wi int, infos func(*string) bool, emit func(string)) error {
 	p := fn.w.plan
 	ws := writerSummary(p, wi)
+	var all []sstableInfo
 	var s string
 	for infos(&s) {
 		var info sstableInfo
 		if err := json.Unmarshal([]byte(s), &info); err != nil {
 			return err
 		}
+		all = append(all, info)
+	}
+	if fn.Job.NoShuffle && fn.Job.Generations {
+		// The bundles wrote UUID-named SSTables: the writer's get the
+		// integer generations of its block, in a fixed order (a retried
+		// final stage names them alike).
+		sort.Slice(all, func(i, k int) bool { return all[i].Prefix < all[k].Prefix })
+		for k := range all {
+			to, err := renamedPrefix(all[k].Prefix, 1+p.writers[wi].Index*generationBlock+k)
+			if err != nil {
+				return err
+			}
+			all[k].ToPrefix = to
+		}
+	}
+	for _, info := range all {
 		if err := move(ctx, info); err != nil {
 			return err
 		}
-		ws.SSTables = append(ws.SSTables, joinPath(info.To, info.Prefix+string(sstables.ComponentData)))
+		ws.SSTables = append(ws.SSTables, joinPath(info.To, info.finalPrefix()+string(sstables.ComponentData)))
 		ws.Partitions += info.Partitions
 		ws.Rows += info.Rows
 		ws.Bytes += info.Bytes
@@ -512,6 +516,19 @@ func (fn *finalizeFn) ProcessElement(ctx context.Context, wi int, infos func(*st
 	return nil
 }
 
+// renamedPrefix is an SSTable's component name prefix with the integer
+// generation gen instead of its identifier. No component holds its own
+// name or generation (TOC.txt lists the components without their prefix),
+// so renaming the files renames the SSTable.
+func renamedPrefix(prefix string, gen int) (string, error) {
+	d, _, _, err := sstables.ParseDescriptor(prefix + string(sstables.ComponentData))
+	if err != nil {
+		return "", err
+	}
+	d.UUID, d.Generation = "", gen
+	return strings.TrimSuffix(d.Filename(sstables.ComponentData), string(sstables.ComponentData)), nil
+}
+
 func writerSummary(p *plan, wi int) WriterSummary {
 	wr := p.writers[wi]
 	ws := WriterSummary{Dir: wr.Dir, Index: wr.Index, SSTables: []string{}}
@@ -524,6 +541,14 @@ func writerSummary(p *plan, wi int) WriterSummary {
 	return ws
 }
 
+// finalPrefix is the component name prefix the SSTable ends with.
+func (s sstableInfo) finalPrefix() string {
+	if s.ToPrefix != "" {
+		return s.ToPrefix
+	}
+	return s.Prefix
+}
+
 // move renames an SSTable's components into place, TOC.txt last. A
 // component already moved (a retried attempt of the final stage) is
 // skipped.
@@ -533,7 +558,7 @@ func move(ctx context.Context, info sstableInfo) error {
 			return err
 		}
 		for _, c := range tocLast(info.Components) {
-			from, to := filepath.Join(info.From, info.Prefix+c), filepath.Join(info.To, info.Prefix+c)
+			from, to := filepath.Join(info.From, info.Prefix+c), filepath.Join(info.To, info.finalPrefix()+c)
 			if err := os.Rename(from, to); err != nil {
 				if _, serr := os.Stat(to); errors.Is(err, os.ErrNotExist) && serr == nil {
 					continue // moved by an earlier attempt of this stage
@@ -549,7 +574,7 @@ func move(ctx context.Context, info sstableInfo) error {
 	}
 	defer fs.Close()
 	for _, c := range tocLast(info.Components) {
-		from, to := joinPath(info.From, info.Prefix+c), joinPath(info.To, info.Prefix+c)
+		from, to := joinPath(info.From, info.Prefix+c), joinPath(info.To, info.finalPrefix()+c)
 		if err := filesystem.Rename(ctx, fs, from, to); err != nil {
 			if _, serr := fs.Size(ctx, from); serr != nil {
 				if _, derr := fs.Size(ctx, to); derr == nil {

@@ -149,6 +149,7 @@ Example:
 			&ucli.BoolFlag{Name: "generations", Usage: "name SSTables with integer generations (Cassandra < 4.1, ScyllaDB) instead of UUIDs"},
 			&ucli.StringFlag{Name: "bad-records", Usage: "write records that do not fit the schema to `DIR`/bad-records.jsonl instead of failing"},
 			&ucli.IntFlag{Name: "input-lanes", Usage: "`N` parallel branches reading the inputs (default: the cores here, at most 8)"},
+			&ucli.BoolFlag{Name: "no-shuffle", Usage: "write the SSTables in the reading stage (one memtable per bundle, flushed into every range it holds rows of) instead of shuffling rows to one writer per range: no shuffle held in memory, more SSTables"},
 			&ucli.StringFlag{Name: "local-dir", Usage: "worker `DIR` for SSTables before they are copied to a remote --out (default: the temp dir)"},
 			&ucli.StringFlag{Name: "runner", Value: "prism", Usage: "Beam `RUNNER`: prism, flink, spark, dataflow, universal"},
 			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no summary on stderr"},
@@ -195,7 +196,7 @@ func options(c *ucli.Context) (pipeline.Options, error) {
 		Compression: c.String("compression"), ChunkLengthKB: c.Int("chunk-length-kb"),
 		Timestamp: c.Int64("timestamp"), Jobs: c.Int("jobs"), Ranges: c.Int("ranges"),
 		ReplicationFactor: c.Int("replication-factor"), Generations: c.Bool("generations"),
-		BadRecords: c.String("bad-records"), InputLanes: c.Int("input-lanes"), LocalDir: c.String("local-dir"),
+		BadRecords: c.String("bad-records"), InputLanes: c.Int("input-lanes"), LocalDir: c.String("local-dir"), NoShuffle: c.Bool("no-shuffle"),
 	}
 	var err error
 	if o.MemtableSize, err = parseSize(c.String("memtable-size")); err != nil {
