@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -72,14 +71,9 @@ type MemtableSink struct {
 	opts  SinkOptions
 	mt    *memtable.Memtable
 
-	queue chan *memtable.Frozen
-	done  chan struct{}
+	writeQueue[*memtable.Frozen]
 
 	applied int
-	failed  atomic.Bool
-	mu      sync.Mutex
-	err     error
-	results []*sstables.WriteResult
 }
 
 // NewMemtableSink returns a sink writing SSTables of table t; ctx bounds
@@ -94,7 +88,7 @@ func NewMemtableSink(ctx context.Context, t *schema.Table, opts SinkOptions) *Me
 	if opts.OnFlushed == nil {
 		opts.OnFlushed = func([]*sstables.WriteResult) {}
 	}
-	s := &MemtableSink{ctx: ctx, table: t, opts: opts, queue: make(chan *memtable.Frozen), done: make(chan struct{})}
+	s := &MemtableSink{ctx: ctx, table: t, opts: opts, writeQueue: newWriteQueue[*memtable.Frozen]()}
 	s.mt = s.newMemtable()
 	go s.flusher()
 	return s
@@ -152,13 +146,7 @@ func (s *MemtableSink) flusher() {
 		}
 		res, err := s.flushFrozen(f, gen)
 		gen += len(res)
-		s.mu.Lock()
-		s.results = append(s.results, res...)
-		if err != nil && s.err == nil {
-			s.err = err
-			s.failed.Store(true)
-		}
-		s.mu.Unlock()
+		s.record(res, err)
 		s.opts.OnFlushed(res)
 	}
 }
@@ -169,32 +157,8 @@ func (s *MemtableSink) flusher() {
 // removed, so a failed write leaves nothing behind; the error is then the
 // flush's, or ErrStopped when ok was false.
 func (s *MemtableSink) Close(ok bool) ([]*sstables.WriteResult, error) {
-	var err error
-	if last := s.mt.Freeze(); ok && last.Len() > 0 && !s.failed.Load() {
-		select {
-		case s.queue <- last:
-		case <-s.done:
-		case <-s.ctx.Done():
-			err = s.ctx.Err()
-		}
-	}
-	close(s.queue)
-	<-s.done
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err == nil {
-		err = s.err
-	}
-	if err == nil && !ok {
-		err = ErrStopped
-	}
-	if err != nil {
-		if rerr := RemoveSSTables(s.results); rerr != nil {
-			err = errors.Join(err, rerr)
-		}
-		return nil, err
-	}
-	return s.results, nil
+	last := s.mt.Freeze()
+	return s.close(s.ctx, last, last.Len() > 0, ok)
 }
 
 // RemoveSSTables deletes finished SSTables (TOC.txt first, so that an

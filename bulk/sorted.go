@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -52,10 +50,9 @@ type SortedSink struct {
 	perr  error
 	now   int64 // the merge time, opts.Now in seconds
 
-	cur   *sortedBuffer
-	free  chan *sortedBuffer // buffers the writer is done with
-	queue chan *sortedBuffer
-	done  chan struct{}
+	cur  *sortedBuffer
+	free chan *sortedBuffer // buffers the writer is done with
+	writeQueue[*sortedBuffer]
 
 	// The last partition applied, for the order check across buffers.
 	lastToken dht.Token
@@ -63,10 +60,6 @@ type SortedSink struct {
 	hasLast   bool
 
 	applied int
-	failed  atomic.Bool
-	mu      sync.Mutex
-	err     error
-	results []*sstables.WriteResult
 }
 
 // NewSortedSink returns a sink writing SSTables of table t from updates in
@@ -88,7 +81,7 @@ func NewSortedSink(ctx context.Context, t *schema.Table, opts SinkOptions) *Sort
 		err = fmt.Errorf("table %s.%s: the partitioner of its schema options: %w", t.Keyspace, t.Name, err)
 	}
 	s := &SortedSink{ctx: ctx, table: t, opts: opts, part: part, perr: err, now: opts.Now.Unix(),
-		free: make(chan *sortedBuffer, 2), queue: make(chan *sortedBuffer), done: make(chan struct{})}
+		free: make(chan *sortedBuffer, 2), writeQueue: newWriteQueue[*sortedBuffer]()}
 	s.cur = newSortedBuffer(t, part)
 	s.free <- newSortedBuffer(t, part)
 	go s.writer()
@@ -201,13 +194,7 @@ func (s *SortedSink) writer() {
 		if !s.failed.Load() {
 			res, err := s.write(b, gen)
 			gen += len(res)
-			s.mu.Lock()
-			s.results = append(s.results, res...)
-			if err != nil && s.err == nil {
-				s.err = err
-				s.failed.Store(true)
-			}
-			s.mu.Unlock()
+			s.record(res, err)
 			s.opts.OnFlushed(res)
 		}
 		b.reset()
@@ -219,32 +206,7 @@ func (s *SortedSink) writer() {
 // the SSTables written, in the order they were written; on failure it
 // removes them, as MemtableSink.Close does.
 func (s *SortedSink) Close(ok bool) ([]*sstables.WriteResult, error) {
-	var err error
-	if ok && s.cur.len() > 0 && !s.failed.Load() {
-		select {
-		case s.queue <- s.cur:
-		case <-s.done:
-		case <-s.ctx.Done():
-			err = s.ctx.Err()
-		}
-	}
-	close(s.queue)
-	<-s.done
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err == nil {
-		err = s.err
-	}
-	if err == nil && !ok {
-		err = ErrStopped
-	}
-	if err != nil {
-		if rerr := RemoveSSTables(s.results); rerr != nil {
-			err = errors.Join(err, rerr)
-		}
-		return nil, err
-	}
-	return s.results, nil
+	return s.close(s.ctx, s.cur, s.cur.len() > 0, ok)
 }
 
 // write writes the buffer as one SSTable of generation gen, as a flush

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
@@ -226,34 +225,15 @@ func resolveExport(ctx context.Context, o ExportOptions) (exportJob, error) {
 // Run does), waits for it and returns the summary the pipeline wrote, with
 // the Beam counters when the runner reports them.
 func RunExport(ctx context.Context, runner string, opts ExportOptions) (*ExportSummary, error) {
-	if !beam.Initialized() {
-		beam.Init()
-	}
-	p, s := beam.NewPipelineWithRoot()
-	if _, err := BuildExport(s, opts); err != nil {
-		return nil, err
-	}
-	res, err := beam.Run(ctx, runner, p)
-	if err != nil {
-		return nil, err
-	}
-	out := joinPath(trimSlash(opts.Out), ExportSummaryFile)
-	b, err := readFile(ctx, out, 64<<20)
-	if err != nil {
-		return nil, fmt.Errorf("the pipeline ended but its summary cannot be read: %w", err)
-	}
 	var sum ExportSummary
-	if err := json.Unmarshal(b, &sum); err != nil {
-		return nil, fmt.Errorf("%s: %w", out, err)
+	counters, err := runPipeline(ctx, runner, func(s beam.Scope) error {
+		_, err := BuildExport(s, opts)
+		return err
+	}, joinPath(trimSlash(opts.Out), ExportSummaryFile), &sum)
+	if err != nil {
+		return nil, err
 	}
-	if res != nil {
-		sum.Counters = map[string]int64{}
-		for _, c := range res.Metrics().AllMetrics().Counters() {
-			if c.Namespace() == metricNamespace {
-				sum.Counters[c.Name()] += c.Result()
-			}
-		}
-	}
+	sum.Counters = counters
 	return &sum, nil
 }
 

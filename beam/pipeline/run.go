@@ -18,35 +18,51 @@ import (
 // flags and before Run (a worker process started by a remote runner runs
 // its harness there); Run calls it when it has not been.
 func Run(ctx context.Context, runner string, opts Options) (*Summary, error) {
+	var sum Summary
+	counters, err := runPipeline(ctx, runner, func(s beam.Scope) error {
+		_, err := Build(s, opts)
+		return err
+	}, joinPath(trimSlash(opts.Out), SummaryFile), &sum)
+	if err != nil {
+		return nil, err
+	}
+	sum.Counters = counters
+	return &sum, nil
+}
+
+// runPipeline builds a pipeline with build, runs it on runner and waits for
+// it, then decodes the JSON summary the pipeline wrote at summaryPath into
+// sum. It returns the Beam counters of castable's namespace when the runner
+// reports them (nil otherwise).
+func runPipeline(ctx context.Context, runner string, build func(beam.Scope) error, summaryPath string, sum any) (map[string]int64, error) {
 	if !beam.Initialized() {
 		beam.Init()
 	}
 	p, s := beam.NewPipelineWithRoot()
-	if _, err := Build(s, opts); err != nil {
+	if err := build(s); err != nil {
 		return nil, err
 	}
 	res, err := beam.Run(ctx, runner, p)
 	if err != nil {
 		return nil, err
 	}
-	out := joinPath(trimSlash(opts.Out), SummaryFile)
-	b, err := readFile(ctx, out, 64<<20)
+	b, err := readFile(ctx, summaryPath, 64<<20)
 	if err != nil {
 		return nil, fmt.Errorf("the pipeline ended but its summary cannot be read: %w", err)
 	}
-	var sum Summary
-	if err := json.Unmarshal(b, &sum); err != nil {
-		return nil, fmt.Errorf("%s: %w", out, err)
+	if err := json.Unmarshal(b, sum); err != nil {
+		return nil, fmt.Errorf("%s: %w", summaryPath, err)
 	}
-	if res != nil {
-		sum.Counters = map[string]int64{}
-		for _, c := range res.Metrics().AllMetrics().Counters() {
-			if c.Namespace() == metricNamespace {
-				sum.Counters[c.Name()] += c.Result()
-			}
+	if res == nil {
+		return nil, nil
+	}
+	counters := map[string]int64{}
+	for _, c := range res.Metrics().AllMetrics().Counters() {
+		if c.Namespace() == metricNamespace {
+			counters[c.Name()] += c.Result()
 		}
 	}
-	return &sum, nil
+	return counters, nil
 }
 
 func trimSlash(s string) string {

@@ -105,24 +105,11 @@ func dumpOne(env *Env, opts DumpOptions, arg string) error {
 	defer r.Close()
 	table = r.Table()
 
-	keys, err := parseKeys(table, opts.Keys)
+	keys, excluded, err := dumpKeys(table, opts)
 	if err != nil {
 		return err
 	}
-	exclude, err := parseKeys(table, opts.Exclude)
-	if err != nil {
-		return err
-	}
-	excluded := make(map[string]bool, len(exclude))
-	for _, k := range exclude {
-		excluded[string(k)] = true
-	}
-
-	enc := jsondump.NewEncoder(env.stdout(), table, jsondump.EncodeOptions{
-		Format:   dumpFormat(opts),
-		Layout:   dumpLayout(opts),
-		KeysOnly: opts.KeysOnly,
-	})
+	enc := dumpEncoder(env, table, opts)
 	if len(opts.Keys) > 0 {
 		for i, key := range keys {
 			if excluded[string(key)] {
@@ -209,6 +196,32 @@ func dumpLayout(opts DumpOptions) jsondump.Layout {
 		return jsondump.LayoutLines
 	}
 	return jsondump.LayoutPretty
+}
+
+// dumpKeys parses the keys dump looks up (-k, in order) and the keys it
+// leaves out (-x, as a set of serialized keys).
+func dumpKeys(t *schema.Table, opts DumpOptions) (keys [][]byte, excluded map[string]bool, err error) {
+	if keys, err = parseKeys(t, opts.Keys); err != nil {
+		return nil, nil, err
+	}
+	exclude, err := parseKeys(t, opts.Exclude)
+	if err != nil {
+		return nil, nil, err
+	}
+	excluded = make(map[string]bool, len(exclude))
+	for _, k := range exclude {
+		excluded[string(k)] = true
+	}
+	return keys, excluded, nil
+}
+
+// dumpEncoder is the JSON encoder of a dump of table t to stdout.
+func dumpEncoder(env *Env, t *schema.Table, opts DumpOptions) *jsondump.Encoder {
+	return jsondump.NewEncoder(env.stdout(), t, jsondump.EncodeOptions{
+		Format:   dumpFormat(opts),
+		Layout:   dumpLayout(opts),
+		KeysOnly: opts.KeysOnly,
+	})
 }
 
 // parseKeys serializes partition keys given in string form.

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/castable-db/castable/compaction"
-	"github.com/castable-db/castable/jsondump"
 	"github.com/castable-db/castable/sstables"
 	"github.com/castable-db/castable/table"
 )
@@ -40,23 +39,11 @@ func dumpMerged(env *Env, opts DumpOptions, descs []sstables.Descriptor) error {
 	}
 	defer set.Close()
 	t = set.Table()
-	keys, err := parseKeys(t, opts.Keys)
+	keys, excluded, err := dumpKeys(t, opts)
 	if err != nil {
 		return err
 	}
-	exclude, err := parseKeys(t, opts.Exclude)
-	if err != nil {
-		return err
-	}
-	excluded := make(map[string]bool, len(exclude))
-	for _, k := range exclude {
-		excluded[string(k)] = true
-	}
-	enc := jsondump.NewEncoder(env.stdout(), t, jsondump.EncodeOptions{
-		Format:   dumpFormat(opts),
-		Layout:   dumpLayout(opts),
-		KeysOnly: opts.KeysOnly,
-	})
+	enc := dumpEncoder(env, t, opts)
 	purger := func() *compaction.Purger { return compaction.LivePurger(set.NowInSec()) }
 	if len(opts.Keys) > 0 {
 		for i, key := range keys {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,4 +183,23 @@ func loadAverage() string {
 		return ""
 	}
 	return "load " + strings.Join(fields[:3], " ")
+}
+
+// BenchmarkNoShuffleInProcess runs castable-beam --no-shuffle on Prism in
+// this process (1M generated rows, 8 shards, 4 ranges), so that a CPU
+// profile covers the runner and the pipeline alike:
+//
+//	go test -run '^$' -bench NoShuffleInProcess -benchtime 2x -cpuprofile cpu.prof ./cmd/castable-beam
+func BenchmarkNoShuffleInProcess(b *testing.B) {
+	dir := b.TempDir()
+	schemaFile, _, shards := writeBenchInput(b, dir, *benchRows)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out := filepath.Join(dir, fmt.Sprint("out-", i))
+		var stdout bytes.Buffer
+		if rc := run([]string{"castable-beam", "--schema", schemaFile, "--csv", shards, "--ranges", "4", "--no-shuffle", "--out", out, "-q"}, nil, &stdout, io.Discard); rc != 0 {
+			b.Fatalf("castable-beam exited %d", rc)
+		}
+		os.RemoveAll(out)
+	}
 }

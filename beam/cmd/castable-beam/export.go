@@ -2,16 +2,10 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
-	"time"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/castable-db/castable/beam/pipeline"
 	"github.com/castable-db/castable/export"
 	ucli "github.com/urfave/cli/v2"
@@ -47,7 +41,7 @@ Example:
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		Flags: []ucli.Flag{
+		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "schema", Usage: "the CQL schema `FILE` (CREATE TABLE …), any Beam filesystem (required)"},
 			&ucli.StringFlag{Name: "table", Usage: "the table `[KS.]NAME` when the schema declares several"},
 			&ucli.StringFlag{Name: "to", Value: "parquet", Usage: "output `FORMAT`: parquet, csv or jsonl"},
@@ -67,38 +61,23 @@ Example:
 			&ucli.StringFlag{Name: "delimiter", Usage: "CSV: field delimiter `C` (default ,)"},
 			&ucli.StringFlag{Name: "null-string", Usage: "CSV: the `TEXT` of a null (default: the empty field)"},
 			&ucli.StringFlag{Name: "local-dir", Usage: "worker `DIR` for remote SSTables and for files before they are copied to a remote --out (default: the temp dir)"},
-			&ucli.StringFlag{Name: "runner", Value: "prism", Usage: "Beam `RUNNER`: prism, flink, spark, dataflow, universal"},
-			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no summary on stderr"},
-		},
+		}, runFlags()...),
 		Action: func(c *ucli.Context) error {
 			opts, err := exportOptions(c)
 			if err != nil {
 				return err
 			}
-			if err := flag.CommandLine.Parse(beamArgs); err != nil {
-				return usagef("Beam options: %v", err)
-			}
-			beam.Init()
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			start := time.Now()
-			sum, err := pipeline.RunExport(ctx, c.String("runner"), opts)
-			if err != nil {
-				return err
-			}
-			for _, r := range sum.Ranges {
-				for _, f := range r.Files {
-					fmt.Fprintln(stdout, f)
+			return runJob(c, beamArgs, stdout, stderr, "castable-beam export", func(ctx context.Context, runner string) (*job, error) {
+				sum, err := pipeline.RunExport(ctx, runner, opts)
+				if err != nil {
+					return nil, err
 				}
-			}
-			if !c.Bool("quiet") {
-				if err := pipeline.WriteExportReport(stderr, sum); err != nil {
-					return err
+				j := &job{rows: sum.Rows, report: func(w io.Writer) error { return pipeline.WriteExportReport(w, sum) }}
+				for _, r := range sum.Ranges {
+					j.paths = append(j.paths, r.Files...)
 				}
-				secs := time.Since(start).Seconds()
-				fmt.Fprintf(stderr, "castable-beam export: %d rows in %.1f s, %.0f rows/s\n", sum.Rows, secs, float64(sum.Rows)/secs)
-			}
-			return nil
+				return j, nil
+			})
 		},
 	}
 }

@@ -123,7 +123,7 @@ Example:
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		Flags: []ucli.Flag{
+		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "schema", Usage: "the CQL schema `FILE` (CREATE TABLE …), any Beam filesystem", Required: true},
 			&ucli.StringFlag{Name: "table", Usage: "the table `[KS.]NAME` when the schema declares several"},
 			&ucli.StringSliceFlag{Name: "csv", Usage: "CSV input `GLOB` (repeatable)"},
@@ -151,39 +151,68 @@ Example:
 			&ucli.IntFlag{Name: "input-lanes", Usage: "`N` parallel branches reading the inputs (default: the cores here, at most 8)"},
 			&ucli.BoolFlag{Name: "no-shuffle", Usage: "write the SSTables in the reading stage (one memtable per bundle, flushed into every range it holds rows of) instead of shuffling rows to one writer per range: no shuffle held in memory, more SSTables"},
 			&ucli.StringFlag{Name: "local-dir", Usage: "worker `DIR` for SSTables before they are copied to a remote --out (default: the temp dir)"},
-			&ucli.StringFlag{Name: "runner", Value: "prism", Usage: "Beam `RUNNER`: prism, flink, spark, dataflow, universal"},
-			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no summary on stderr"},
-		},
+		}, runFlags()...),
 		Action: func(c *ucli.Context) error {
 			opts, err := options(c)
 			if err != nil {
 				return err
 			}
-			if err := flag.CommandLine.Parse(beamArgs); err != nil {
-				return usagef("Beam options: %v", err)
-			}
-			beam.Init()
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			start := time.Now()
-			sum, err := pipeline.Run(ctx, c.String("runner"), opts)
-			if err != nil {
-				return err
-			}
-			for _, w := range sum.Writers {
-				for _, s := range w.SSTables {
-					fmt.Fprintln(stdout, s)
+			return runJob(c, beamArgs, stdout, stderr, "castable-beam", func(ctx context.Context, runner string) (*job, error) {
+				sum, err := pipeline.Run(ctx, runner, opts)
+				if err != nil {
+					return nil, err
 				}
-			}
-			if !c.Bool("quiet") {
-				if err := pipeline.WriteReport(stderr, sum); err != nil {
-					return err
+				j := &job{rows: sum.Rows, report: func(w io.Writer) error { return pipeline.WriteReport(w, sum) }}
+				for _, w := range sum.Writers {
+					j.paths = append(j.paths, w.SSTables...)
 				}
-				secs := time.Since(start).Seconds()
-				fmt.Fprintf(stderr, "castable-beam: %d rows in %.1f s, %.0f rows/s\n", sum.Rows, secs, float64(sum.Rows)/secs)
-			}
-			return nil
+				return j, nil
+			})
 		},
+	}
+}
+
+// job is what a finished pipeline reports to its command: the paths it
+// wrote (on stdout), its rows and its report (on stderr).
+type job struct {
+	paths  []string
+	rows   int64
+	report func(io.Writer) error
+}
+
+// runJob parses the Beam options, runs the pipeline run starts on the
+// --runner flag's runner (interrupted by SIGINT and SIGTERM), prints the
+// paths it wrote and, unless --quiet, its report and rate as name.
+func runJob(c *ucli.Context, beamArgs []string, stdout, stderr io.Writer, name string, run func(ctx context.Context, runner string) (*job, error)) error {
+	if err := flag.CommandLine.Parse(beamArgs); err != nil {
+		return usagef("Beam options: %v", err)
+	}
+	beam.Init()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	j, err := run(ctx, c.String("runner"))
+	if err != nil {
+		return err
+	}
+	for _, p := range j.paths {
+		fmt.Fprintln(stdout, p)
+	}
+	if !c.Bool("quiet") {
+		if err := j.report(stderr); err != nil {
+			return err
+		}
+		secs := time.Since(start).Seconds()
+		fmt.Fprintf(stderr, "%s: %d rows in %.1f s, %.0f rows/s\n", name, j.rows, secs, float64(j.rows)/secs)
+	}
+	return nil
+}
+
+// runFlags are the flags every castable-beam command takes last.
+func runFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringFlag{Name: "runner", Value: "prism", Usage: "Beam `RUNNER`: prism, flink, spark, dataflow, universal"},
+		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no summary on stderr"},
 	}
 }
 
